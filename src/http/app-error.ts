@@ -1,0 +1,24 @@
+/**
+ * An expected failure that becomes an HTTP answer. One function (toErrorBody in
+ * errors.ts) turns it into the JSON error body, so every module only has to throw
+ * `new AppError('code', status, message)` and never writes a response itself.
+ */
+export interface ErrorIssue {
+  path: string;
+  message: string;
+  [key: string]: unknown;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message?: string,
+    readonly extra: { hint?: string; issues?: ErrorIssue[]; headers?: Record<string, string>; body?: Record<string, unknown> } = {},
+  ) {
+    super(message ?? code);
+    this.name = 'AppError';
+  }
+}
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
