@@ -1,0 +1,335 @@
+/**
+ * The persistent domain. Plain interfaces + EntitySchema (no decorators, no reflection),
+ * so the shapes are visible at a glance and the same schemas drive the migrations.
+ * Timestamps are timestamptz; the API turns them into Unix seconds.
+ */
+import { EntitySchema } from '@mikro-orm/core';
+import { AtomicAmountType } from './atomic-amount.type.ts';
+
+const amount = () => ({ type: AtomicAmountType, columnType: 'numeric(78,0)' }) as const;
+const createdAt = () => ({ type: 'datetime', columnType: 'timestamptz', defaultRaw: 'now()' }) as const;
+const nullableTime = () => ({ type: 'datetime', columnType: 'timestamptz', nullable: true }) as const;
+
+export type SellerStatus = 'active' | 'suspended';
+export type EndpointStatus = 'pending' | 'active' | 'degraded' | 'suspended';
+export type EndpointMode = 'paywall' | 'proxy';
+
+export interface Seller {
+  id: number;
+  /** Primary wallet as registered (EVM checksummed or Solana base58). */
+  wallet: string;
+  /** Lookup key: EVM lower-cased, Solana as is. */
+  walletKey: string;
+  slug: string;
+  payoutChain: string;
+  status: SellerStatus;
+  createdAt: Date;
+  suspendedAt: Date | null;
+}
+export const SellerSchema = new EntitySchema<Seller>({
+  name: 'Seller',
+  tableName: 'seller',
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: true },
+    wallet: { type: 'string', length: 64 },
+    walletKey: { type: 'string', length: 64, unique: 'seller_wallet_key_unique' },
+    slug: { type: 'string', length: 32, unique: 'seller_slug_unique' },
+    payoutChain: { type: 'string', length: 16 },
+    status: { type: 'string', length: 16, default: 'active' },
+    createdAt: createdAt(),
+    suspendedAt: nullableTime(),
+  },
+});
+
+/** One receiving wallet of a seller per chain (shape A registers several). */
+export interface SellerWallet {
+  id: number;
+  sellerId: number;
+  chain: string;
+  address: string;
+  addressKey: string;
+}
+export const SellerWalletSchema = new EntitySchema<SellerWallet>({
+  name: 'SellerWallet',
+  tableName: 'seller_wallet',
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: true },
+    sellerId: { type: 'integer', index: 'seller_wallet_seller_idx' },
+    chain: { type: 'string', length: 16 },
+    address: { type: 'string', length: 64 },
+    addressKey: { type: 'string', length: 64 },
+  },
+  uniques: [{ name: 'seller_wallet_chain_address_unique', properties: ['chain', 'addressKey'] }],
+});
+
+export interface SellerEndpoint {
+  id: number;
+  sellerId: number;
+  slug: string;
+  pathSuffix: string;
+  upstreamUrl: string;
+  atomicPrice: bigint;
+  unit: string;
+  desc: string;
+  mode: EndpointMode;
+  sampleBody: unknown;
+  alertEmail: string | null;
+  status: EndpointStatus;
+  consecutiveFailures: number;
+  consecutiveSuccesses: number;
+  degradedAt: Date | null;
+  lastProbe: unknown;
+  nextProbeAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt: Date | null;
+}
+export const SellerEndpointSchema = new EntitySchema<SellerEndpoint>({
+  name: 'SellerEndpoint',
+  tableName: 'seller_endpoint',
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: true },
+    sellerId: { type: 'integer', index: 'seller_endpoint_seller_idx' },
+    slug: { type: 'string', length: 32 },
+    pathSuffix: { type: 'string', length: 64 },
+    upstreamUrl: { type: 'text' },
+    atomicPrice: amount(),
+    unit: { type: 'string', length: 32 },
+    desc: { type: 'string', length: 200 },
+    mode: { type: 'string', length: 16 },
+    sampleBody: { type: 'json', nullable: true },
+    alertEmail: { type: 'string', length: 254, nullable: true },
+    status: { type: 'string', length: 16, default: 'pending' },
+    consecutiveFailures: { type: 'integer', default: 0 },
+    consecutiveSuccesses: { type: 'integer', default: 0 },
+    degradedAt: nullableTime(),
+    lastProbe: { type: 'json', nullable: true },
+    nextProbeAt: nullableTime(),
+    createdAt: createdAt(),
+    updatedAt: createdAt(),
+    deletedAt: nullableTime(),
+  },
+});
+
+/** A 402 quote, stored with the request fingerprint so quote_expired can be judged later. */
+export interface Quote {
+  id: number;
+  fingerprint: string;
+  resource: string;
+  endpointKey: string;
+  amount: bigint;
+  pages: number | null;
+  createdAt: Date;
+}
+export const QuoteSchema = new EntitySchema<Quote>({
+  name: 'Quote',
+  tableName: 'quote',
+  properties: {
+    id: { type: 'bigint', primary: true, autoincrement: true },
+    fingerprint: { type: 'string', length: 64, index: 'quote_fingerprint_idx' },
+    resource: { type: 'text' },
+    endpointKey: { type: 'string', length: 128 },
+    amount: amount(),
+    pages: { type: 'integer', nullable: true },
+    createdAt: createdAt(),
+  },
+});
+
+export type ReceiptState = 'running' | 'done';
+
+/**
+ * A consumed payment proof. The primary key is network + tx hash / signature / authorization
+ * nonce, so a receipt can be consumed once in the whole cluster. The stored answer lets an
+ * identical retry get the same response without running the endpoint again.
+ */
+export interface ConsumedReceipt {
+  receiptKey: string;
+  network: string;
+  fingerprint: string;
+  paymentId: number | null;
+  state: ReceiptState;
+  /** A running call holds the receipt until this time; after it a crashed run may be retried. */
+  leaseUntil: Date;
+  responseStatus: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: Buffer | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+export const ConsumedReceiptSchema = new EntitySchema<ConsumedReceipt>({
+  name: 'ConsumedReceipt',
+  tableName: 'consumed_receipt',
+  properties: {
+    receiptKey: { type: 'string', length: 200, primary: true },
+    network: { type: 'string', length: 16 },
+    fingerprint: { type: 'string', length: 64 },
+    paymentId: { type: 'bigint', nullable: true },
+    state: { type: 'string', length: 16, default: 'running' },
+    leaseUntil: { type: 'datetime', columnType: 'timestamptz' },
+    responseStatus: { type: 'integer', nullable: true },
+    responseHeaders: { type: 'json', nullable: true },
+    responseBody: { type: 'blob', columnType: 'bytea', nullable: true },
+    createdAt: createdAt(),
+    completedAt: nullableTime(),
+  },
+});
+
+/** Ledger: one row per verified payment, with the split between the service and the seller. */
+export interface Payment {
+  id: number;
+  network: string;
+  tx: string;
+  payer: string;
+  amount: bigint;
+  /** What the quote asked; amount may be higher (overpayment is accepted and recorded). */
+  quotedAmount: bigint;
+  endpointPath: string;
+  sellerId: number | null;
+  endpointId: number | null;
+  takeBps: number;
+  fee: bigint;
+  net: bigint;
+  /** Settlement reference: the payout that paid this row's net to the seller; null = unsettled. */
+  payoutId: number | null;
+  createdAt: Date;
+}
+export const PaymentSchema = new EntitySchema<Payment>({
+  name: 'Payment',
+  tableName: 'payment',
+  properties: {
+    id: { type: 'bigint', primary: true, autoincrement: true },
+    network: { type: 'string', length: 16 },
+    tx: { type: 'string', length: 128 },
+    payer: { type: 'string', length: 64, index: 'payment_payer_idx' },
+    amount: amount(),
+    quotedAmount: amount(),
+    endpointPath: { type: 'string', length: 128 },
+    sellerId: { type: 'integer', nullable: true, index: 'payment_seller_idx' },
+    endpointId: { type: 'integer', nullable: true },
+    takeBps: { type: 'integer' },
+    fee: amount(),
+    net: amount(),
+    payoutId: { type: 'bigint', nullable: true },
+    createdAt: createdAt(),
+  },
+});
+
+export interface ApiKey {
+  id: number;
+  wallet: string;
+  walletKey: string;
+  keyPrefix: string;
+  /** SHA-256 of the full key; the secret itself is never stored. */
+  keyHash: string;
+  label: string | null;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+export const ApiKeySchema = new EntitySchema<ApiKey>({
+  name: 'ApiKey',
+  tableName: 'api_key',
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: true },
+    wallet: { type: 'string', length: 64 },
+    walletKey: { type: 'string', length: 64, index: 'api_key_wallet_idx' },
+    keyPrefix: { type: 'string', length: 32 },
+    keyHash: { type: 'string', length: 64, unique: 'api_key_hash_unique' },
+    label: { type: 'string', length: 64, nullable: true },
+    scopes: { type: 'json' },
+    createdAt: createdAt(),
+    lastUsedAt: nullableTime(),
+    expiresAt: nullableTime(),
+    revokedAt: nullableTime(),
+  },
+});
+
+/** State-changing wallet signatures are single-use: this table remembers the used ones. */
+export interface UsedSignature {
+  signatureHash: string;
+  wallet: string;
+  action: string;
+  createdAt: Date;
+}
+export const UsedSignatureSchema = new EntitySchema<UsedSignature>({
+  name: 'UsedSignature',
+  tableName: 'used_signature',
+  properties: {
+    signatureHash: { type: 'string', length: 64, primary: true },
+    wallet: { type: 'string', length: 64 },
+    action: { type: 'string', length: 32 },
+    createdAt: createdAt(),
+  },
+});
+
+export type PayoutStatus = 'pending' | 'sent' | 'failed';
+export interface Payout {
+  id: number;
+  sellerId: number;
+  wallet: string;
+  chain: string;
+  amount: bigint;
+  status: PayoutStatus;
+  tx: string | null;
+  error: string | null;
+  /** The UTC day (YYYY-MM-DD) of a daily settlement run, null for a requested payout. */
+  settlementDay: string | null;
+  createdAt: Date;
+  sentAt: Date | null;
+}
+export const PayoutSchema = new EntitySchema<Payout>({
+  name: 'Payout',
+  tableName: 'payout',
+  properties: {
+    id: { type: 'bigint', primary: true, autoincrement: true },
+    sellerId: { type: 'integer', index: 'payout_seller_idx' },
+    wallet: { type: 'string', length: 64 },
+    chain: { type: 'string', length: 16 },
+    amount: amount(),
+    status: { type: 'string', length: 16, default: 'pending' },
+    tx: { type: 'string', length: 128, nullable: true },
+    error: { type: 'text', nullable: true },
+    settlementDay: { type: 'string', length: 10, nullable: true },
+    createdAt: createdAt(),
+    sentAt: nullableTime(),
+  },
+  uniques: [{ name: 'payout_seller_day_unique', properties: ['sellerId', 'settlementDay'] }],
+});
+
+/** Upstream error counts per endpoint and hour, for the seller errors query and lifecycle. */
+export interface EndpointErrorCount {
+  id: number;
+  endpointId: number;
+  sellerId: number;
+  hour: Date;
+  code: string;
+  count: number;
+}
+export const EndpointErrorCountSchema = new EntitySchema<EndpointErrorCount>({
+  name: 'EndpointErrorCount',
+  tableName: 'endpoint_error_count',
+  properties: {
+    id: { type: 'bigint', primary: true, autoincrement: true },
+    endpointId: { type: 'integer' },
+    sellerId: { type: 'integer', index: 'endpoint_error_seller_idx' },
+    hour: { type: 'datetime', columnType: 'timestamptz' },
+    code: { type: 'string', length: 64 },
+    count: { type: 'integer', default: 0 },
+  },
+  uniques: [{ name: 'endpoint_error_count_unique', properties: ['endpointId', 'hour', 'code'] }],
+});
+
+export const allEntities = [
+  SellerSchema,
+  SellerWalletSchema,
+  SellerEndpointSchema,
+  QuoteSchema,
+  ConsumedReceiptSchema,
+  PaymentSchema,
+  ApiKeySchema,
+  UsedSignatureSchema,
+  PayoutSchema,
+  EndpointErrorCountSchema,
+];

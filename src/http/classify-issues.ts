@@ -1,0 +1,19 @@
+/**
+ * Some schema failures have their own code in the spec (a malformed wallet, endpoint id or
+ * slug); everything else is invalid_input with issues[] naming each field.
+ */
+import { AppError, type ErrorIssue } from './app-error.ts';
+
+const SPECIFIC: { match: (i: ErrorIssue) => boolean; code: string; message: string }[] = [
+  { match: (i) => i.path === 'path.wallet' || i.path === 'body.wallet' || i.path === 'body.primary_wallet', code: 'invalid_wallet', message: 'The wallet is neither an EVM address (0x + 40 hex) nor a Solana base58 address.' },
+  { match: (i) => i.path === 'path.id', code: 'invalid_id', message: 'The id must be a positive integer.' },
+  { match: (i) => i.path === 'body.slug' && i.keyword !== 'required' && i.keyword !== 'type', code: 'invalid_slug_format', message: 'The slug must match ^[a-z0-9-]{3,32}$.' },
+];
+
+export function classifyIssues(_operationId: string, issues: ErrorIssue[]): AppError | undefined {
+  for (const rule of SPECIFIC) {
+    const hit = issues.find(rule.match);
+    if (hit) return new AppError(rule.code, 400, rule.message, { issues: [hit] });
+  }
+  return undefined;
+}

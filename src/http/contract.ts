@@ -1,0 +1,137 @@
+/**
+ * Loads openapi.yaml once and turns it into what the server needs per request: a route
+ * table (static paths before templates, compiled once — openapi-backend's own matcher
+ * rebuilds its regexes on every call) and openapi-backend's precompiled Ajv 2020 validators.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import OpenAPIBackend, { type Operation } from 'openapi-backend';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ErrorIssue } from './app-error.ts';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM interop.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+
+export interface RouteMatch {
+  operation: Operation;
+  operationId: string;
+  params: Record<string, string>;
+}
+
+export interface Contract {
+  api: OpenAPIBackend;
+  definition: Record<string, any>;
+  operationIds: string[];
+  match(method: string, path: string): RouteMatch | 'method_not_allowed' | undefined;
+  /** Validates params, query, headers and (for JSON operations) the parsed body. */
+  validate(operation: Operation, request: { method: string; path: string; headers: Record<string, string | string[] | undefined>; query: Record<string, string>; body?: unknown }): ErrorIssue[];
+  /** True when the operation takes a JSON body (buffered and validated before the handler). */
+  takesJson(operation: Operation): boolean;
+}
+
+interface CompiledRoute {
+  method: string;
+  regex: RegExp;
+  names: string[];
+  staticLength: number;
+  operation: Operation;
+}
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export async function loadContract(file: string): Promise<Contract> {
+  const definition = parseYaml(readFileSync(file, 'utf8'));
+  const api = new OpenAPIBackend({
+    definition,
+    strict: true,
+    validate: true,
+    quick: false,
+    customizeAjv: (_ajv, opts) => {
+      const ajv = new Ajv2020({ ...opts, strict: false, allErrors: true });
+      addFormats(ajv);
+      return ajv as never;
+    },
+  });
+  await api.init();
+  const operations = api.router.getOperations();
+  const staticRoutes = new Map<string, Operation>();
+  const templates: CompiledRoute[] = [];
+  for (const op of operations) {
+    const method = op.method.toUpperCase();
+    if (!op.path.includes('{')) {
+      staticRoutes.set(`${method} ${op.path}`, op);
+      continue;
+    }
+    const names: string[] = [];
+    const pattern = op.path
+      .split(/(\{[^}]+\})/)
+      .map((part) => {
+        const m = /^\{([^}]+)\}$/.exec(part);
+        if (!m) return escapeRegex(part);
+        names.push(m[1]);
+        return '([^/]+)';
+      })
+      .join('');
+    templates.push({ method, regex: new RegExp(`^${pattern}$`), names, staticLength: op.path.replace(/\{[^}]+\}/g, '').length, operation: op });
+  }
+  // The most literal template wins: /v1/_seller/{wallet}/endpoints before /v1/{slug}/{path_suffix}.
+  templates.sort((a, b) => b.staticLength - a.staticLength);
+  const staticPaths = new Set(operations.filter((o) => !o.path.includes('{')).map((o) => o.path));
+
+  const match: Contract['match'] = (method, rawPath) => {
+    const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+    const upper = method.toUpperCase();
+    const lookup = upper === 'HEAD' ? 'GET' : upper;
+    const exact = staticRoutes.get(`${lookup} ${path}`);
+    if (exact) return { operation: exact, operationId: exact.operationId!, params: {} };
+    let pathSeen = staticPaths.has(path);
+    for (const route of templates) {
+      const m = route.regex.exec(path);
+      if (!m) continue;
+      if (route.method !== lookup) {
+        pathSeen = true;
+        continue;
+      }
+      const params: Record<string, string> = {};
+      route.names.forEach((name, i) => {
+        try {
+          params[name] = decodeURIComponent(m[i + 1]);
+        } catch {
+          params[name] = m[i + 1];
+        }
+      });
+      return { operation: route.operation, operationId: route.operation.operationId!, params };
+    }
+    return pathSeen ? 'method_not_allowed' : undefined;
+  };
+
+  const validate: Contract['validate'] = (operation, request) => {
+    const result = api.validator.validateRequest(
+      { method: request.method, path: request.path, headers: request.headers as Record<string, string | string[]>, query: request.query, body: request.body },
+      operation,
+    );
+    if (result.valid) return [];
+    return (result.errors ?? []).map(toIssue);
+  };
+
+  const takesJson: Contract['takesJson'] = (operation) => {
+    const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
+    return !!content && Object.keys(content).every((type) => type === 'application/json');
+  };
+
+  return { api, definition, operationIds: operations.map((o) => o.operationId!), match, validate, takesJson };
+}
+
+/** Ajv's error -> one issue naming the field, e.g. `body.atomic_price: must be integer`. */
+function toIssue(err: { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }): ErrorIssue {
+  // openapi-backend prefixes instance paths with the request part: /requestBody, /path, /query, /headers.
+  const [, part = '', ...rest] = err.instancePath.split('/');
+  const where = part === 'requestBody' ? 'body' : part;
+  let segments = rest.filter(Boolean);
+  if (err.keyword === 'required' && typeof err.params.missingProperty === 'string') segments = [...segments, err.params.missingProperty];
+  if (err.keyword === 'additionalProperties' && typeof err.params.additionalProperty === 'string') segments = [...segments, err.params.additionalProperty];
+  const path = [where || 'body', ...segments].join('.');
+  const message = err.keyword === 'required' ? 'is required' : err.keyword === 'additionalProperties' ? 'is not an allowed field' : (err.message ?? 'is invalid');
+  return { path, message, keyword: err.keyword };
+}

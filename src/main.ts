@@ -1,0 +1,40 @@
+/**
+ * The only reader of process.env: loadConfig -> (devnet) -> createApp -> listen.
+ * SIGTERM/SIGINT drain in-flight requests and close everything before exiting.
+ */
+import { loadConfig, ConfigError } from './config.ts';
+import { createLogger } from './log.ts';
+import { createApp } from './app.ts';
+
+let config;
+try {
+  config = loadConfig(process.env);
+} catch (e) {
+  if (e instanceof ConfigError) {
+    process.stderr.write(`paycall: configuration error: ${e.message}\n`);
+    process.exit(1);
+  }
+  throw e;
+}
+
+const log = createLogger(config.logLevel, { service: config.serviceName });
+const app = await createApp(config, log);
+const address = await app.listen();
+log.info('listening', { url: `http://${address.address}:${address.port}`, profile: config.profile, database: config.databaseUrl ? 'postgresql' : `pglite:${config.pgliteDir}` });
+
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  log.info('shutting down', { signal });
+  try {
+    await app.close();
+    log.info('stopped');
+    process.exit(0);
+  } catch (e) {
+    log.error('shutdown failed', { err: e });
+    process.exit(1);
+  }
+};
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));
