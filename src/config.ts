@@ -58,6 +58,8 @@ export interface Config {
     maxPages: number;
   };
   shutdownTimeoutMs: number;
+  /** devnet profile: start the local chains with the service (PAYCALL_START_DEVNET=0 to skip, e.g. when one runs already). */
+  startDevnet: boolean;
 }
 
 export class ConfigError extends Error {
@@ -175,6 +177,7 @@ export function loadConfig(env: Env): Config {
       maxPages: int(env, 'TOOL_MAX_PAGES', 2000, 1, 100_000),
     },
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    startDevnet: profile === 'devnet' && oneOf(env, 'PAYCALL_START_DEVNET', ['0', '1'] as const, '1') === '1',
   };
 }
 

@@ -111,7 +111,10 @@ export const SellerEndpointSchema = new EntitySchema<SellerEndpoint>({
   },
 });
 
-/** A 402 quote, stored with the request fingerprint so quote_expired can be judged later. */
+/**
+ * The last 402 quote per request fingerprint, so quote_expired can be judged later
+ * (the rule uses the last quote for a fingerprint, so one row per fingerprint suffices).
+ */
 export interface Quote {
   id: number;
   fingerprint: string;
@@ -126,7 +129,7 @@ export const QuoteSchema = new EntitySchema<Quote>({
   tableName: 'quote',
   properties: {
     id: { type: 'bigint', primary: true, autoincrement: true },
-    fingerprint: { type: 'string', length: 64, index: 'quote_fingerprint_idx' },
+    fingerprint: { type: 'string', length: 64, unique: 'quote_fingerprint_unique' },
     resource: { type: 'text' },
     endpointKey: { type: 'string', length: 128 },
     amount: amount(),
@@ -147,6 +150,12 @@ export interface ConsumedReceipt {
   network: string;
   fingerprint: string;
   paymentId: number | null;
+  /**
+   * Set when this key is a second name of another receipt: an EIP-3009 authorization the
+   * service settled is consumed under its nonce and under the settlement tx hash, so the
+   * hash cannot buy a second call.
+   */
+  aliasOf: string | null;
   state: ReceiptState;
   /** A running call holds the receipt until this time; after it a crashed run may be retried. */
   leaseUntil: Date;
@@ -164,6 +173,7 @@ export const ConsumedReceiptSchema = new EntitySchema<ConsumedReceipt>({
     network: { type: 'string', length: 16 },
     fingerprint: { type: 'string', length: 64 },
     paymentId: { type: 'bigint', nullable: true },
+    aliasOf: { type: 'string', length: 200, nullable: true },
     state: { type: 'string', length: 16, default: 'running' },
     leaseUntil: { type: 'datetime', columnType: 'timestamptz' },
     responseStatus: { type: 'integer', nullable: true },

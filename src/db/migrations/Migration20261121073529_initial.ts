@@ -9,7 +9,7 @@ export class Migration20261121073529_initial extends Migration {
     this.addSql(`create index "api_key_wallet_idx" on "api_key" ("wallet_key");`);
     this.addSql(`alter table "api_key" add constraint "api_key_hash_unique" unique ("key_hash");`);
 
-    this.addSql(`create table "consumed_receipt" ("receipt_key" varchar(200) not null, "network" varchar(16) not null, "fingerprint" varchar(64) not null, "payment_id" bigint null, "state" varchar(16) not null default 'running', "lease_until" timestamptz not null, "response_status" int null, "response_headers" jsonb null, "response_body" bytea null, "created_at" timestamptz not null default now(), "completed_at" timestamptz null, primary key ("receipt_key"));`);
+    this.addSql(`create table "consumed_receipt" ("receipt_key" varchar(200) not null, "network" varchar(16) not null, "fingerprint" varchar(64) not null, "payment_id" bigint null, "alias_of" varchar(200) null, "state" varchar(16) not null default 'running', "lease_until" timestamptz not null, "response_status" int null, "response_headers" jsonb null, "response_body" bytea null, "created_at" timestamptz not null default now(), "completed_at" timestamptz null, primary key ("receipt_key"));`);
 
     this.addSql(`create table "endpoint_error_count" ("id" bigserial primary key, "endpoint_id" int not null, "seller_id" int not null, "hour" timestamptz not null, "code" varchar(64) not null, "count" int not null default 0);`);
     this.addSql(`create index "endpoint_error_seller_idx" on "endpoint_error_count" ("seller_id");`);
@@ -24,7 +24,7 @@ export class Migration20261121073529_initial extends Migration {
     this.addSql(`alter table "payout" add constraint "payout_seller_day_unique" unique ("seller_id", "settlement_day");`);
 
     this.addSql(`create table "quote" ("id" bigserial primary key, "fingerprint" varchar(64) not null, "resource" text not null, "endpoint_key" varchar(128) not null, "amount" numeric(78,0) not null, "pages" int null, "created_at" timestamptz not null default now());`);
-    this.addSql(`create index "quote_fingerprint_idx" on "quote" ("fingerprint");`);
+    this.addSql(`alter table "quote" add constraint "quote_fingerprint_unique" unique ("fingerprint");`);
 
     this.addSql(`create table "seller" ("id" serial primary key, "wallet" varchar(64) not null, "wallet_key" varchar(64) not null, "slug" varchar(32) not null, "payout_chain" varchar(16) not null, "status" varchar(16) not null default 'active', "created_at" timestamptz not null default now(), "suspended_at" timestamptz null);`);
     this.addSql(`alter table "seller" add constraint "seller_wallet_key_unique" unique ("wallet_key");`);
