@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import OpenAPIBackend, { type Operation } from 'openapi-backend';
+import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ErrorIssue } from './app-error.ts';
