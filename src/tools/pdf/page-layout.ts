@@ -1,0 +1,388 @@
+/**
+ * Turns a pdf.js page into text fragments in reading order. Everything is computed in a
+ * "reading frame": the page turned so that its dominant text direction runs left to right
+ * with y growing downwards. That one normalisation covers /Rotate pages, landscape pages
+ * drawn sideways and upside-down scans with a text layer, so the ordering code below only
+ * ever deals with horizontal text.
+ */
+import type { PDFPageProxy } from './open-pdf.ts';
+
+/** One pdf.js text item, positioned in the reading frame. */
+export interface TextRun {
+  text: string;
+  x0: number;
+  x1: number;
+  baseline: number;
+  top: number;
+  bottom: number;
+  size: number;
+  fontId: string;
+}
+
+/** Runs on one baseline with no wide gap between them: a line of a paragraph, or a table cell. */
+export interface Fragment {
+  runs: TextRun[];
+  text: string;
+  x0: number;
+  x1: number;
+  baseline: number;
+  top: number;
+  bottom: number;
+  /** Dominant font size and font (by characters). */
+  size: number;
+  fontId: string;
+}
+
+export interface Frame {
+  /** Size of the page as displayed (after /Rotate), in PDF points. */
+  displayWidth: number;
+  displayHeight: number;
+  /** Size of the reading frame (swapped when the text runs sideways). */
+  width: number;
+  height: number;
+  /** Quarter turns between display and reading frame. */
+  quarter: 0 | 1 | 2 | 3;
+  /** Display point -> reading frame. */
+  toFrame(x: number, y: number): [number, number];
+  /** Reading frame point -> display. */
+  toDisplay(u: number, v: number): [number, number];
+  /** Transform (pdf.js 6-element matrix) from PDF user space to display space. */
+  viewportTransform: number[];
+}
+
+export interface PageText {
+  frame: Frame;
+  fragments: Fragment[];
+}
+
+interface PdfjsTextItem {
+  str: string;
+  transform: number[];
+  width: number;
+  height: number;
+  fontName: string;
+}
+interface PdfjsStyle {
+  ascent?: number;
+  descent?: number;
+}
+
+const multiply = (m1: number[], m2: number[]): number[] => [
+  m1[0] * m2[0] + m1[2] * m2[1],
+  m1[1] * m2[0] + m1[3] * m2[1],
+  m1[0] * m2[2] + m1[2] * m2[3],
+  m1[1] * m2[2] + m1[3] * m2[3],
+  m1[0] * m2[4] + m1[2] * m2[5] + m1[4],
+  m1[1] * m2[4] + m1[3] * m2[5] + m1[5],
+];
+export const applyMatrix = (m: number[], x: number, y: number): [number, number] => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
+export { multiply as multiplyMatrix };
+
+export function makeFrame(displayWidth: number, displayHeight: number, quarter: 0 | 1 | 2 | 3, viewportTransform: number[]): Frame {
+  const W = displayWidth;
+  const H = displayHeight;
+  const toFrame: Frame['toFrame'] = [
+    (x: number, y: number): [number, number] => [x, y],
+    (x: number, y: number): [number, number] => [y, W - x],
+    (x: number, y: number): [number, number] => [W - x, H - y],
+    (x: number, y: number): [number, number] => [H - y, x],
+  ][quarter];
+  const toDisplay: Frame['toDisplay'] = [
+    (u: number, v: number): [number, number] => [u, v],
+    (u: number, v: number): [number, number] => [W - v, u],
+    (u: number, v: number): [number, number] => [W - u, H - v],
+    (u: number, v: number): [number, number] => [v, H - u],
+  ][quarter];
+  const sideways = quarter % 2 === 1;
+  return { displayWidth: W, displayHeight: H, width: sideways ? H : W, height: sideways ? W : H, quarter, toFrame, toDisplay, viewportTransform };
+}
+
+const quarterOf = (dx: number, dy: number): 0 | 1 | 2 | 3 => {
+  const q = Math.round(Math.atan2(dy, dx) / (Math.PI / 2));
+  return (((q % 4) + 4) % 4) as 0 | 1 | 2 | 3;
+};
+
+const median = (values: number[]): number => {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+/** Reads the text layer of one page into runs positioned in its reading frame. */
+export async function readPageText(page: PDFPageProxy): Promise<PageText> {
+  const viewport = page.getViewport({ scale: 1 });
+  const content = await page.getTextContent();
+  const styles = content.styles as Record<string, PdfjsStyle>;
+  const raw: { item: PdfjsTextItem; m: number[]; q: 0 | 1 | 2 | 3 }[] = [];
+  const weight = [0, 0, 0, 0];
+  for (const entry of content.items) {
+    const item = entry as PdfjsTextItem;
+    if (typeof item.str !== 'string' || item.str.trim() === '') continue;
+    const m = multiply(viewport.transform, item.transform);
+    const q = quarterOf(m[0], m[1]);
+    weight[q] += item.str.length;
+    raw.push({ item, m, q });
+  }
+  const dominant = weight.indexOf(Math.max(...weight)) as 0 | 1 | 2 | 3;
+  const frame = makeFrame(viewport.width, viewport.height, dominant, viewport.transform);
+  const runs: TextRun[] = [];
+  for (const { item, m } of raw) {
+    const size = Math.hypot(m[2], m[3]) || item.height || 1;
+    const scaleX = Math.hypot(m[0], m[1]);
+    const style = styles[item.fontName] ?? {};
+    const ascent = style.ascent && style.ascent > 0 ? style.ascent : 0.8;
+    const descent = style.descent && style.descent < 0 ? style.descent : -0.2;
+    // Baseline direction and "up" direction in display space, unit length.
+    const dir = scaleX ? [m[0] / scaleX, m[1] / scaleX] : [1, 0];
+    const up = [-(m[2] / size), -(m[3] / size)];
+    const ox = m[4];
+    const oy = m[5];
+    // pdf.js reports width in user space along the baseline; the viewport is at scale 1.
+    const w = item.width;
+    const corners = [
+      [ox + up[0] * ascent * size, oy + up[1] * ascent * size],
+      [ox + dir[0] * w + up[0] * ascent * size, oy + dir[1] * w + up[1] * ascent * size],
+      [ox + up[0] * descent * size, oy + up[1] * descent * size],
+      [ox + dir[0] * w + up[0] * descent * size, oy + dir[1] * w + up[1] * descent * size],
+    ].map(([x, y]) => frame.toFrame(x, y));
+    const us = corners.map((c) => c[0]);
+    const vs = corners.map((c) => c[1]);
+    const top = Math.min(...vs);
+    const bottom = Math.max(...vs);
+    runs.push({
+      text: item.str,
+      x0: Math.min(...us),
+      x1: Math.max(...us),
+      top,
+      bottom,
+      // For runs in another direction than the page's, the bottom of the box stands in.
+      baseline: bottom + descent * size,
+      size,
+      fontId: item.fontName,
+    });
+  }
+  return { frame, fragments: buildFragments(runs) };
+}
+
+const dominantBy = <T>(runs: TextRun[], key: (r: TextRun) => T): T => {
+  const counts = new Map<T, number>();
+  for (const r of runs) counts.set(key(r), (counts.get(key(r)) ?? 0) + r.text.length);
+  let best = key(runs[0]);
+  let bestN = -1;
+  for (const [k, n] of counts) if (n > bestN) [best, bestN] = [k, n];
+  return best;
+};
+
+export function makeFragment(runs: TextRun[]): Fragment {
+  let text = '';
+  let prev: TextRun | null = null;
+  for (const r of runs) {
+    if (prev) {
+      const gap = r.x0 - prev.x1;
+      const needsSpace = gap > 0.15 * Math.min(prev.size, r.size) && !/\s$/.test(text) && !/^\s/.test(r.text);
+      if (needsSpace) text += ' ';
+    }
+    text += r.text;
+    prev = r;
+  }
+  return {
+    runs,
+    text: text.replace(/\s+/g, ' ').trim(),
+    x0: Math.min(...runs.map((r) => r.x0)),
+    x1: Math.max(...runs.map((r) => r.x1)),
+    baseline: median(runs.map((r) => r.baseline)),
+    top: Math.min(...runs.map((r) => r.top)),
+    bottom: Math.max(...runs.map((r) => r.bottom)),
+    size: Math.round(dominantBy(runs, (r) => Math.round(r.size * 10) / 10) * 10) / 10,
+    fontId: dominantBy(runs, (r) => r.fontId),
+  };
+}
+
+/** Runs whose baselines are this close (relative to the font size) share a line. */
+const SAME_LINE = 0.35;
+/** A horizontal gap wider than this many font sizes separates fragments (columns, table cells). */
+const FRAGMENT_GAP = 1.2;
+
+/** Groups runs into lines, and splits each line at wide gaps into fragments. */
+export function buildFragments(runs: TextRun[], gapFactor = FRAGMENT_GAP): Fragment[] {
+  const sorted = [...runs].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
+  const lines: TextRun[][] = [];
+  for (const run of sorted) {
+    const line = lines[lines.length - 1];
+    if (line && Math.abs(run.baseline - line[0].baseline) <= SAME_LINE * Math.max(run.size, line[0].size)) line.push(run);
+    else lines.push([run]);
+  }
+  const fragments: Fragment[] = [];
+  for (const line of lines) {
+    line.sort((a, b) => a.x0 - b.x0);
+    let current: TextRun[] = [];
+    for (const run of line) {
+      const last = current[current.length - 1];
+      if (last && run.x0 - Math.max(...current.map((r) => r.x1)) > gapFactor * Math.max(last.size, run.size)) {
+        fragments.push(makeFragment(current));
+        current = [];
+      }
+      current.push(run);
+    }
+    if (current.length) fragments.push(makeFragment(current));
+  }
+  return fragments.filter((f) => f.text !== '');
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading order: a recursive XY-cut with a preference for text columns.
+
+/** The part of a fragment's box that ink reliably occupies; full boxes of adjacent lines overlap. */
+const coreTop = (f: { baseline: number; size: number; top: number }) => Math.max(f.top, f.baseline - 0.7 * f.size);
+const coreBottom = (f: { baseline: number; size: number; bottom: number }) => Math.min(f.bottom, f.baseline + 0.15 * f.size);
+
+interface Gap {
+  start: number;
+  end: number;
+}
+
+/** Whitespace bands in the projection of the intervals, largest first. */
+function gapsOf(intervals: [number, number][]): Gap[] {
+  const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
+  const gaps: Gap[] = [];
+  let reach = sorted[0][1];
+  for (let i = 1; i < sorted.length; i++) {
+    const [s, e] = sorted[i];
+    if (s > reach) gaps.push({ start: reach, end: s });
+    reach = Math.max(reach, e);
+  }
+  return gaps.sort((a, b) => b.end - b.start - (a.end - a.start));
+}
+
+/** Distinct lines among fragments (baselines more than half a font size apart). */
+const lineCount = (frags: Fragment[]): number => {
+  const baselines = frags.map((f) => f.baseline).sort((a, b) => a - b);
+  let n = 0;
+  let last = -Infinity;
+  for (const b of baselines) {
+    if (b - last > 2) n++;
+    last = b;
+  }
+  return n;
+};
+
+/**
+ * A side of a vertical gap reads as a column of running text (not a table column) when it
+ * has several lines and its lines are long. Table columns (quantities, prices) are short,
+ * and cutting them vertically would read a table column by column.
+ */
+function isTextColumn(frags: Fragment[], bodySize: number): boolean {
+  if (lineCount(frags) < 2) return false;
+  return median(frags.map((f) => f.x1 - f.x0)) >= 12 * bodySize;
+}
+
+export interface Box {
+  x0: number;
+  x1: number;
+  baseline: number;
+  top: number;
+  bottom: number;
+  size: number;
+}
+
+/** Orders boxes for reading: top to bottom, columns left to right, table rows row by row. */
+export function readingOrder<T extends Box & { text?: string }>(items: T[]): T[] {
+  if (items.length <= 1) return [...items];
+  const bodySize = median(items.map((f) => f.size)) || 10;
+  const out: T[] = [];
+  const cut = (set: T[]): void => {
+    if (set.length <= 1) {
+      out.push(...set);
+      return;
+    }
+    const xGaps = gapsOf(set.map((f) => [f.x0, f.x1]));
+    for (const g of xGaps) {
+      if (g.end - g.start < 0.8 * bodySize) break;
+      const mid = (g.start + g.end) / 2;
+      const left = set.filter((f) => f.x1 <= mid);
+      const right = set.filter((f) => f.x0 >= mid);
+      if (isTextColumn(left as unknown as Fragment[], bodySize) && isTextColumn(right as unknown as Fragment[], bodySize)) {
+        cut(left);
+        cut(right);
+        return;
+      }
+    }
+    const yGaps = gapsOf(set.map((f) => [coreTop(f), coreBottom(f)]));
+    if (yGaps.length) {
+      const mid = (yGaps[0].start + yGaps[0].end) / 2;
+      cut(set.filter((f) => coreBottom(f) <= mid));
+      cut(set.filter((f) => coreTop(f) >= mid));
+      return;
+    }
+    if (xGaps.length) {
+      // One row of cells: all cuts at once, left to right.
+      const sorted = [...set].sort((a, b) => a.x0 - b.x0);
+      const groups: T[][] = [];
+      let reach = -Infinity;
+      for (const f of sorted) {
+        if (f.x0 > reach) groups.push([]);
+        groups[groups.length - 1].push(f);
+        reach = Math.max(reach, f.x1);
+      }
+      if (groups.length > 1) {
+        for (const g of groups) cut(g);
+        return;
+      }
+    }
+    out.push(...[...set].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0));
+  };
+  cut(items);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Blocks: consecutive fragments of one paragraph.
+
+export interface Block {
+  lines: Fragment[];
+  x0: number;
+  x1: number;
+  top: number;
+  bottom: number;
+  size: number;
+  fontId: string;
+}
+
+const sameRow = (a: Box, b: Box) => Math.abs(a.baseline - b.baseline) <= SAME_LINE * Math.max(a.size, b.size);
+
+/** Groups fragments (already in reading order) into paragraphs. */
+export function buildBlocks(ordered: Fragment[]): Block[] {
+  const blocks: Block[] = [];
+  let current: Fragment[] = [];
+  const flush = () => {
+    if (!current.length) return;
+    const runs = current.flatMap((f) => f.runs);
+    blocks.push({
+      lines: current,
+      x0: Math.min(...current.map((f) => f.x0)),
+      x1: Math.max(...current.map((f) => f.x1)),
+      top: Math.min(...current.map((f) => f.top)),
+      bottom: Math.max(...current.map((f) => f.bottom)),
+      size: dominantBy(runs, (r) => Math.round(r.size * 10) / 10),
+      fontId: dominantBy(runs, (r) => r.fontId),
+    });
+    current = [];
+  };
+  for (const f of ordered) {
+    const last = current[current.length - 1];
+    if (last) {
+      const step = f.baseline - last.baseline;
+      const prevStep = current.length >= 2 ? last.baseline - current[current.length - 2].baseline : null;
+      const maxStep = prevStep !== null ? Math.max(prevStep * 1.3, last.size * 1.05) : Math.max(last.size, f.size) * 1.8;
+      const overlaps = f.x0 < last.x1 && f.x1 > last.x0;
+      const sameSize = Math.abs(f.size - last.size) <= 0.12 * Math.max(f.size, last.size);
+      if (!(step > 0 && step <= maxStep && overlaps && sameSize && !sameRow(f, last))) flush();
+    }
+    current.push(f);
+  }
+  flush();
+  return blocks;
+}
+
+export const sameRowOf = sameRow;
+export { median };

@@ -1,0 +1,222 @@
+/**
+ * Finds ruled tables from the lines a page draws. Text alone cannot tell a table from a
+ * list of short lines, but rules can: a grid of strokes is a table, and so is a stack of
+ * full-width rules (booktabs style) with aligned cells between them.
+ */
+import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFPageProxy } from './open-pdf.ts';
+import { applyMatrix, multiplyMatrix, type Frame, type Fragment, type TextRun } from './page-layout.ts';
+
+export interface Segment {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+const OPS = pdfjs.OPS;
+const STROKES = new Set<number>([OPS.stroke, OPS.closeStroke, OPS.fillStroke, OPS.eoFillStroke, OPS.closeFillStroke, OPS.closeEOFillStroke]);
+const FILLS = new Set<number>([OPS.fill, OPS.eoFill]);
+const DRAW = { moveTo: 0, lineTo: 1, curveTo: 2, closePath: 3 };
+
+/** Straight horizontal and vertical strokes of the page, in its reading frame. */
+export async function readRulings(page: PDFPageProxy, frame: Frame): Promise<Segment[]> {
+  const list = await page.getOperatorList();
+  const segments: Segment[] = [];
+  let ctm = [1, 0, 0, 1, 0, 0];
+  const stack: number[][] = [];
+  const toFrame = (x: number, y: number): [number, number] => {
+    const [dx, dy] = applyMatrix(frame.viewportTransform, ...applyMatrix(ctm, x, y));
+    return frame.toFrame(dx, dy);
+  };
+  const push = (ax: number, ay: number, bx: number, by: number) => {
+    const [x0, y0] = toFrame(ax, ay);
+    const [x1, y1] = toFrame(bx, by);
+    segments.push({ x0: Math.min(x0, x1), y0: Math.min(y0, y1), x1: Math.max(x0, x1), y1: Math.max(y0, y1) });
+  };
+  for (let i = 0; i < list.fnArray.length; i++) {
+    const fn = list.fnArray[i];
+    const args = list.argsArray[i] as unknown[];
+    if (fn === OPS.save) stack.push(ctm);
+    else if (fn === OPS.restore) ctm = stack.pop() ?? [1, 0, 0, 1, 0, 0];
+    else if (fn === OPS.transform) ctm = multiplyMatrix(ctm, args as number[]);
+    else if (fn === OPS.paintFormXObjectBegin) {
+      stack.push(ctm);
+      const m = args[0] as number[] | null;
+      if (m) ctm = multiplyMatrix(ctm, Array.from(m));
+    } else if (fn === OPS.paintFormXObjectEnd) ctm = stack.pop() ?? [1, 0, 0, 1, 0, 0];
+    else if (fn === OPS.constructPath) {
+      const [op, [buffer], minMax] = args as [number, [Float32Array | null], Float32Array | null];
+      if (!buffer) continue;
+      if (STROKES.has(op)) {
+        let cx = 0;
+        let cy = 0;
+        let sx = 0;
+        let sy = 0;
+        for (let k = 0; k < buffer.length; ) {
+          const d = buffer[k++];
+          if (d === DRAW.moveTo) {
+            cx = sx = buffer[k++];
+            cy = sy = buffer[k++];
+          } else if (d === DRAW.lineTo) {
+            const x = buffer[k++];
+            const y = buffer[k++];
+            push(cx, cy, x, y);
+            cx = x;
+            cy = y;
+          } else if (d === DRAW.curveTo) {
+            cx = buffer[k + 4];
+            cy = buffer[k + 5];
+            k += 6;
+          } else if (d === DRAW.closePath) {
+            push(cx, cy, sx, sy);
+            cx = sx;
+            cy = sy;
+          } else break;
+        }
+      } else if (FILLS.has(op) && minMax) {
+        // A thin filled rectangle is how many producers draw a rule.
+        const [x0, y0, x1, y1] = [minMax[0], minMax[1], minMax[2], minMax[3]];
+        const [ax, ay] = toFrame(x0, y0);
+        const [bx, by] = toFrame(x1, y1);
+        const w = Math.abs(bx - ax);
+        const h = Math.abs(by - ay);
+        if (h <= 2.5 && w > 10) push(x0, (y0 + y1) / 2, x1, (y0 + y1) / 2);
+        else if (w <= 2.5 && h > 10) push((x0 + x1) / 2, y0, (x0 + x1) / 2, y1);
+      }
+    }
+  }
+  return segments;
+}
+
+export interface Table {
+  x0: number;
+  x1: number;
+  top: number;
+  bottom: number;
+  /** Cell texts, row by row. */
+  rows: string[][];
+}
+
+const TOL = 2.5;
+
+const cluster = (values: number[], tol: number): number[] => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const out: number[] = [];
+  for (const v of sorted) if (!out.length || v - out[out.length - 1] > tol) out.push(v);
+  return out;
+};
+
+const cellText = (runs: TextRun[]): string => {
+  const sorted = [...runs].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
+  let text = '';
+  let prev: TextRun | null = null;
+  for (const r of sorted) {
+    if (prev) text += ' ';
+    text += r.text;
+    prev = r;
+  }
+  return text.replace(/\s+/g, ' ').trim();
+};
+
+const inBox = (r: TextRun, t: { x0: number; x1: number; top: number; bottom: number }) => {
+  const cx = (r.x0 + r.x1) / 2;
+  const cy = (r.baseline - r.size * 0.3);
+  return cx > t.x0 && cx < t.x1 && cy > t.top && cy < t.bottom;
+};
+
+/** Tables drawn as a grid: connected horizontal and vertical rules. */
+function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
+  const all = [...h.map((s) => ({ s, horizontal: true })), ...v.map((s) => ({ s, horizontal: false }))];
+  const parent = all.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  for (let i = 0; i < all.length; i++) {
+    for (let j = i + 1; j < all.length; j++) {
+      if (all[i].horizontal === all[j].horizontal) continue;
+      const hs = all[i].horizontal ? all[i].s : all[j].s;
+      const vs = all[i].horizontal ? all[j].s : all[i].s;
+      if (vs.x0 >= hs.x0 - TOL && vs.x0 <= hs.x1 + TOL && hs.y0 >= vs.y0 - TOL && hs.y0 <= vs.y1 + TOL) parent[find(i)] = find(j);
+    }
+  }
+  const groups = new Map<number, typeof all>();
+  all.forEach((e, i) => {
+    const root = find(i);
+    if (!groups.has(root)) groups.set(root, []);
+    groups.get(root)!.push(e);
+  });
+  const tables: Table[] = [];
+  for (const group of groups.values()) {
+    const ys = cluster(group.filter((e) => e.horizontal).map((e) => e.s.y0), TOL);
+    const xs = cluster(group.filter((e) => !e.horizontal).map((e) => e.s.x0), TOL);
+    if (ys.length < 2 || xs.length < 2) continue;
+    const box = { x0: xs[0], x1: xs[xs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
+    const inside = runs.filter((r) => inBox(r, box));
+    if (!inside.length) continue;
+    const cells: TextRun[][][] = ys.slice(1).map(() => xs.slice(1).map(() => []));
+    for (const r of inside) {
+      const cx = (r.x0 + r.x1) / 2;
+      const cy = r.baseline - r.size * 0.3;
+      const row = ys.findIndex((y, k) => k > 0 && cy < y) - 1;
+      const col = xs.findIndex((x, k) => k > 0 && cx < x) - 1;
+      if (row >= 0 && col >= 0) cells[row][col].push(r);
+    }
+    const rows = cells.map((row) => row.map(cellText)).filter((row) => row.some((c) => c !== ''));
+    if (rows.length >= 1 && xs.length >= 3) tables.push({ ...box, rows });
+  }
+  return tables;
+}
+
+/**
+ * Tables separated by horizontal rules only: rules of about the same extent stacked on top
+ * of each other; columns come from the whitespace shared by every row between them.
+ */
+function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[] {
+  const free = h.filter((s) => !taken.some((t) => s.y0 >= t.top - TOL && s.y0 <= t.bottom + TOL && s.x0 >= t.x0 - TOL && s.x1 <= t.x1 + TOL));
+  const sorted = [...free].sort((a, b) => a.y0 - b.y0);
+  const stacks: Segment[][] = [];
+  for (const s of sorted) {
+    const stack = stacks.find((st) => Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6);
+    if (stack) stack.push(s);
+    else stacks.push([s]);
+  }
+  const tables: Table[] = [];
+  for (const stack of stacks) {
+    const ys = cluster(stack.map((s) => s.y0), TOL);
+    if (ys.length < 3) continue;
+    const box = { x0: stack[0].x0 - TOL, x1: stack[0].x1 + TOL, top: ys[0], bottom: ys[ys.length - 1] };
+    const inside = runs.filter((r) => inBox(r, box));
+    if (!inside.length) continue;
+    const size = inside.reduce((a, r) => a + r.size, 0) / inside.length;
+    // Column boundaries: whitespace in the x projection of every run in the region.
+    const intervals = inside.map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+    const bounds: number[] = [];
+    let reach = intervals[0][1];
+    for (const [s, e] of intervals.slice(1)) {
+      if (s - reach >= 0.8 * size) bounds.push((s + reach) / 2);
+      reach = Math.max(reach, e);
+    }
+    if (bounds.length < 1) continue;
+    const baselines = cluster(inside.map((r) => r.baseline), size * 0.35);
+    const rows = baselines.map((b) => {
+      const row: TextRun[][] = [...bounds, Infinity].map(() => []);
+      for (const r of inside) {
+        if (Math.abs(r.baseline - b) > size * 0.35) continue;
+        const col = [...bounds, Infinity].findIndex((x) => (r.x0 + r.x1) / 2 < x);
+        row[col].push(r);
+      }
+      return row.map(cellText);
+    });
+    tables.push({ ...box, rows: rows.filter((row) => row.some((c) => c !== '')) });
+  }
+  return tables;
+}
+
+export function findTables(segments: Segment[], fragments: Fragment[]): Table[] {
+  const horizontal = segments.filter((s) => s.y1 - s.y0 <= 1 && s.x1 - s.x0 >= 10);
+  const vertical = segments.filter((s) => s.x1 - s.x0 <= 1 && s.y1 - s.y0 >= 5);
+  // Vector drawings (charts, maps) have thousands of strokes and no tables worth the quadratic search.
+  if (horizontal.length < 2 || horizontal.length + vertical.length > 2000) return [];
+  const runs = fragments.flatMap((f) => f.runs);
+  const grids = gridTables(horizontal, vertical, runs);
+  return [...grids, ...ruleStackTables(horizontal, runs, grids)];
+}

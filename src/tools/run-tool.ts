@@ -1,0 +1,46 @@
+/**
+ * Runs one tool on one document in the current thread. The pool calls this inside its
+ * workers; tests call it directly (the "internal function" of the issue) to check outputs
+ * without a pool. Assumes inspectDocument already accepted the bytes, but re-checks what
+ * it relies on, since a worker must never trust its input.
+ */
+import { AppError } from '../http/app-error.ts';
+import { detectKind } from './inspect-document.ts';
+import { invoiceExtract } from './invoice-extract.tool.ts';
+import type { OcrEngine } from './invoice/ocr-engine.ts';
+import { openPdf } from './pdf/open-pdf.ts';
+import { pdfJson } from './pdf-json.tool.ts';
+import { pdfMd } from './pdf-md.tool.ts';
+import { pdfText } from './pdf-text.tool.ts';
+import type { ProgressFn, ToolName, ToolResultMap } from './tool-types.ts';
+
+export interface RunToolDeps {
+  /** OCR for invoice images; created once per worker because loading it takes a second. */
+  ocr: () => OcrEngine;
+  onProgress?: ProgressFn;
+}
+
+export async function runTool<T extends ToolName>(tool: T, bytes: Uint8Array, deps: RunToolDeps): Promise<ToolResultMap[T]> {
+  if (bytes.length === 0) throw new AppError('invalid_input', 400, 'the request body is empty');
+  const kind = detectKind(bytes);
+  if (tool === 'invoice-extract') {
+    if (!kind) throw new AppError('invalid_document', 422, 'not a PDF, PNG or JPEG file');
+    return (await invoiceExtract(bytes, kind, deps)) as ToolResultMap[T];
+  }
+  if (kind !== 'pdf') throw new AppError('invalid_document', 422, 'not a PDF file');
+  const doc = await openPdf(bytes);
+  try {
+    switch (tool) {
+      case 'pdf-text':
+        return (await pdfText(doc, deps.onProgress)) as ToolResultMap[T];
+      case 'pdf-md':
+        return (await pdfMd(doc, deps.onProgress)) as ToolResultMap[T];
+      case 'pdf-json':
+        return (await pdfJson(doc, deps.onProgress)) as ToolResultMap[T];
+      default:
+        throw new AppError('endpoint_not_found', 404, `unknown tool ${String(tool)}`);
+    }
+  } finally {
+    await doc.destroy();
+  }
+}

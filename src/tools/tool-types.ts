@@ -1,0 +1,86 @@
+/**
+ * Names and result shapes of the built-in document tools. The HTTP layer and openapi.yaml
+ * mirror these shapes (see docs/tools.md); keep them JSON-serialisable because results
+ * cross a worker_threads boundary and are stored for idempotent replays.
+ */
+export const TOOL_NAMES = ['pdf-md', 'pdf-text', 'pdf-json', 'invoice-extract'] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+export const isToolName = (value: unknown): value is ToolName => typeof value === 'string' && (TOOL_NAMES as readonly string[]).includes(value);
+
+export interface PdfTextResult {
+  /** Text in reading order; pages are separated by a form feed (\f), as pdftotext does. */
+  text: string;
+  /** Number of pages in the document. */
+  pages: number;
+}
+
+export interface PdfMdResult {
+  markdown: string;
+  /** Number of pages; `pages` and `page_count` carry the same value (the spec uses both names). */
+  pages: number;
+  page_count: number;
+}
+
+export interface PdfJsonBlock {
+  text: string;
+  /** Top-left corner in PDF points, origin at the top-left of the page as displayed (after /Rotate). */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  font_size: number;
+  font_name: string | null;
+}
+
+export interface PdfJsonPage {
+  page: number;
+  width: number;
+  height: number;
+  blocks: PdfJsonBlock[];
+}
+
+export interface PdfJsonResult {
+  pages: PdfJsonPage[];
+}
+
+export interface InvoiceItem {
+  description: string | null;
+  quantity: string | null;
+  unit_price: string | null;
+  amount: string | null;
+}
+
+export interface InvoiceResult {
+  vendor: string | null;
+  invoice_number: string | null;
+  /** ISO 8601 calendar date, YYYY-MM-DD. */
+  date: string | null;
+  /** ISO 4217 code. */
+  currency: string | null;
+  /** Invoice total as a decimal string ("1234.50"). */
+  amount: string | null;
+  vat: { rate: string | null; amount: string | null } | null;
+  items: InvoiceItem[];
+  confidence: {
+    vendor: number;
+    invoice_number: number;
+    date: number;
+    currency: number;
+    amount: number;
+    vat: number;
+    items: number;
+  };
+}
+
+export interface ToolResultMap {
+  'pdf-text': PdfTextResult;
+  'pdf-md': PdfMdResult;
+  'pdf-json': PdfJsonResult;
+  'invoice-extract': InvoiceResult;
+}
+
+export type ToolResult = ToolResultMap[ToolName];
+
+/** Called by a tool as pages complete, so long jobs show progress in the logs. */
+export type ProgressFn = (pagesDone: number, pagesTotal: number) => void;

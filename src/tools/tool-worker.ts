@@ -1,0 +1,67 @@
+/**
+ * Body of a pool worker thread: runs one job at a time with runTool and reports progress.
+ * Started through tool-worker.mjs, which registers tsx first. Errors travel as plain
+ * objects (AppError fields or message + stack): class instances do not survive
+ * postMessage.
+ */
+import { parentPort } from 'node:worker_threads';
+import { isAppError } from '../http/app-error.ts';
+import { createOcrEngine } from './invoice/ocr-engine.ts';
+import { runTool } from './run-tool.ts';
+import type { ToolName } from './tool-types.ts';
+
+export type WorkerRequest = { type: 'run'; jobId: number; tool: ToolName; bytes: Uint8Array } | { type: 'crash-for-test' };
+
+export type SerializedError = { app: true; code: string; status: number; message: string; hint?: string } | { app: false; message: string; stack?: string };
+
+export type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'progress'; jobId: number; pagesDone: number; pagesTotal: number }
+  | { type: 'done'; jobId: number; result: unknown; pages: number | null }
+  | { type: 'failed'; jobId: number; error: SerializedError };
+
+const serialize = (error: unknown): SerializedError => {
+  if (isAppError(error)) return { app: true, code: error.code, status: error.status, message: error.message, hint: error.extra.hint };
+  const e = error as Error;
+  return { app: false, message: e?.message ?? String(error), stack: e?.stack };
+};
+
+/** Progress messages at most this often: a 2,000-page job would otherwise send 2,000. */
+const PROGRESS_EVERY_MS = 1000;
+
+function main(): void {
+  const port = parentPort;
+  if (!port) throw new Error('tool-worker must run in a worker thread');
+  const ocr = createOcrEngine();
+  port.on('message', async (msg: WorkerRequest) => {
+    if (msg.type === 'crash-for-test') {
+      // Lets tests check that a dead worker is replaced; an uncaught throw kills the thread.
+      setImmediate(() => {
+        throw new Error('worker crashed on request');
+      });
+      return;
+    }
+    const { jobId, tool, bytes } = msg;
+    let lastProgress = 0;
+    let pages: number | null = null;
+    try {
+      const result = await runTool(tool, bytes, {
+        ocr: () => ocr,
+        onProgress: (pagesDone, pagesTotal) => {
+          pages = pagesTotal;
+          const now = Date.now();
+          if (now - lastProgress >= PROGRESS_EVERY_MS || pagesDone === pagesTotal) {
+            lastProgress = now;
+            port.postMessage({ type: 'progress', jobId, pagesDone, pagesTotal } satisfies WorkerMessage);
+          }
+        },
+      });
+      port.postMessage({ type: 'done', jobId, result, pages } satisfies WorkerMessage);
+    } catch (error) {
+      port.postMessage({ type: 'failed', jobId, error: serialize(error) } satisfies WorkerMessage);
+    }
+  });
+  port.postMessage({ type: 'ready' } satisfies WorkerMessage);
+}
+
+main();
