@@ -8,7 +8,7 @@ import type { DocumentKind } from './inspect-document.ts';
 import { extractInvoiceFields, makeRow, type InvoiceRow } from './invoice/invoice-fields.ts';
 import { openPdf } from './pdf/open-pdf.ts';
 import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
-import { buildFragments, readPageText, sameRowOf, type Fragment, type TextRun } from './pdf/page-layout.ts';
+import { buildFragments, readPageText, type Fragment, type TextRun } from './pdf/page-layout.ts';
 import type { RunToolDeps } from './run-tool.ts';
 import type { InvoiceResult } from './tool-types.ts';
 
@@ -16,12 +16,12 @@ import type { InvoiceResult } from './tool-types.ts';
 const MAX_INVOICE_PAGES = 20;
 
 /** Groups fragments into rows of cells, top to bottom. */
-export function fragmentsToRows(fragments: Fragment[], boldOf: (f: Fragment) => boolean): InvoiceRow[] {
+export function fragmentsToRows(fragments: Fragment[], boldOf: (f: Fragment) => boolean, rowTolerance = 0.35): InvoiceRow[] {
   const sorted = [...fragments].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
   const rows: Fragment[][] = [];
   for (const f of sorted) {
     const row = rows[rows.length - 1];
-    if (row && sameRowOf(row[0], f)) row.push(f);
+    if (row && Math.abs(row[0].baseline - f.baseline) <= rowTolerance * Math.max(row[0].size, f.size)) row.push(f);
     else rows.push([f]);
   }
   return rows.map((row) => {
@@ -77,6 +77,7 @@ export async function invoiceExtract(bytes: Uint8Array, kind: DocumentKind, deps
   }
   deps.onProgress?.(1, 1);
   const runs: TextRun[] = page.runs;
-  const rows = fragmentsToRows(buildFragments(runs, 1.0), () => false);
+  // OCR baselines wobble more than a text layer's: a looser row tolerance.
+  const rows = fragmentsToRows(buildFragments(runs, 1.0), () => false, 0.55);
   return extractInvoiceFields(rows, { textConfidence: page.confidence });
 }

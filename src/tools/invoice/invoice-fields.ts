@@ -62,7 +62,7 @@ function valueNear(rows: InvoiceRow[], i: number, pattern: RegExp, accept: (text
     if (rest && accept(rest)) return { text: rest, below: false };
     for (const next of row.cells.slice(c + 1)) if (accept(next.text)) return { text: next.text, below: false };
     const below = rows[i + 1];
-    if (below && below.baseline - row.baseline < row.size * 3) {
+    if (below && below.baseline - row.baseline < Math.max(row.size, below.size) * 3.5) {
       const candidates = below.cells.filter((b) => b.x1 > cell.x0 - row.size && b.x0 < cell.x1 + row.size * 4);
       for (const b of candidates) if (accept(b.text)) return { text: b.text, below: true };
     }

@@ -60,8 +60,8 @@ export function createOcrEngine(): OcrEngine {
         // Errors surface through the rejected recognize() promise; the default handler would also print them.
         errorHandler: () => undefined,
       });
-      // Invoices are sparse tables: let tesseract find text anywhere, and keep runs of spaces.
-      await w.setParameters({ tessedit_pageseg_mode: PSM.SPARSE_TEXT, preserve_interword_spaces: '1', user_defined_dpi: '200' });
+      // Automatic segmentation keeps lone digits (quantities) that sparse-text mode drops.
+      await w.setParameters({ tessedit_pageseg_mode: PSM.AUTO, preserve_interword_spaces: '1', user_defined_dpi: '200' });
       return w;
     })();
     return worker;

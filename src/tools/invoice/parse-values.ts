@@ -53,14 +53,15 @@ export function numbersIn(text: string): NumberToken[] {
     const parsed = normaliseNumber(m[3]);
     if (!parsed) continue;
     const end = m.index + m[0].length;
-    const negative = m[1] === '-' || (m[1] === '(' && text[end] === ')');
+    const percent = /%/.test(m[4] ?? '');
+    const negative = !percent && (m[1] === '-' || (m[1] === '(' && text[end] === ')'));
     out.push({
       raw: m[0],
       value: (negative ? '-' : '') + parsed.value,
       decimals: parsed.decimals,
       index: m.index,
       end,
-      percent: /%/.test(m[4] ?? ''),
+      percent,
       currency: !!m[2] || (!!m[4] && !/%/.test(m[4])),
     });
   }
