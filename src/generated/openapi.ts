@@ -512,7 +512,7 @@ export interface paths {
      * Co-sign and broadcast a Solana USDC payment
      * @description The Solana fee-payer facilitator of the `spl-transfer` rail. Send the buyer's
      *     partially signed transaction (base64 of the wire format) whose fee payer is the
-     *     service's fee payer (`extra.feePayerAddress` of the quote). It must hold only a USDC
+     *     service's fee payer (`extra.feePayer` of the solana `exact` entry of the quote). It must hold only a USDC
      *     `TransferChecked` to a `payTo` of the service (plus compute-budget or memo
      *     instructions), and the fee payer must appear in no instruction. The service co-signs
      *     as fee payer, broadcasts, and answers the transaction signature to put in the
@@ -619,7 +619,7 @@ export interface components {
     /**
      * @description A wallet signature of a `SellerAction`: `0x`-hex for EVM wallets (EIP-712), base58 for
      *     Solana wallets (Ed25519). See "Wallet signatures".
-     * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a29181b
+     * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2911b
      */
     Signature: string;
     /**
@@ -949,7 +949,7 @@ export interface components {
      *       "validAfter": "0",
      *       "validBefore": "1767225660",
      *       "nonce": "0x7c1f5e3a9b2d4c6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e",
-     *       "signature": "0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a29181b"
+     *       "signature": "0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2911b"
      *     }
      */
     SessionToken: {
@@ -1003,11 +1003,26 @@ export interface components {
       };
       /** @enum {string} */
       primaryType: "TransferWithAuthorization";
-      /** @description An example header value and what it decodes to. */
+      /** @description How to sign and send the token, in words. */
+      description?: string;
+      /** @description The service's receiving address per EVM network (the authorization's `to`). */
+      payTo?: {
+        base?: components["schemas"]["EvmAddress"];
+        polygon?: components["schemas"]["EvmAddress"];
+      };
+      /**
+       * @description What a decoded token looks like (the `SessionToken` fields); values in angle brackets
+       *     are placeholders.
+       */
       example: {
-        /** @description An example `X-Session-Token` value. */
-        token: string;
-        decoded: components["schemas"]["SessionToken"];
+        network: string;
+        from: string;
+        to: string;
+        value: string;
+        validAfter: string;
+        validBefore: string;
+        nonce: string;
+        signature: string;
       };
     };
     /** @description An EIP-712 domain. */
@@ -1078,7 +1093,8 @@ export interface components {
       width: number;
       height: number;
       font_size: number;
-      font_name: string;
+      /** @description The font's name, `null` when the PDF does not name it. */
+      font_name: string | null;
     };
     /**
      * @description A decimal number as a string (`.` as the decimal separator), in the document's currency units.
@@ -1152,9 +1168,9 @@ export interface components {
       /**
        * @description The Ed25519 public key (base58) the service signs forwarded calls with
        *     (`X-Paycall-Signature`), so that sellers can verify a call came through the
-       *     marketplace.
+       *     marketplace; `null` while no forwarding key is configured.
        */
-      signing_public_key: string;
+      signing_public_key: string | null;
       /** @description The paid endpoints. */
       endpoints: components["schemas"]["MetaEndpoint"][];
     };
@@ -1193,8 +1209,8 @@ export interface components {
       latency_ms: number;
       /** @description Why the check failed. */
       error?: string;
-      /** @description RPC checks, the latest block number (slot on Solana). */
-      block_number?: number;
+      /** @description RPC checks, the latest block number (slot on Solana), as a decimal string. */
+      block_number?: string;
     };
     /** @description Health of the service. */
     Health: {
@@ -1523,164 +1539,213 @@ export interface components {
     /** @description One validation failure. */
     ErrorIssue: {
       /**
-       * @description The failing field (dotted path; empty for the body itself).
-       * @example atomic_price
+       * @description The failing field as a dotted path prefixed with the request part: `body.atomic_price`,
+       *     `path.wallet`, `query.ts`, `headers.x-timestamp` (`body` for the body itself).
+       * @example body.atomic_price
        */
       path: string;
       /** @example must be integer */
       message: string;
+      /**
+       * @description The JSON Schema keyword that failed (`type`, `required`, `pattern`, ...).
+       * @example type
+       */
+      keyword?: string;
     };
+    /** @description The error body with `error` invalid_input. */
     InvalidInputError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_input";
+      error: "invalid_input";
     };
-    InvalidDocumentError: components["schemas"]["Error"] & {
+    /** @description The error body with `error` one of: invalid_document, document_too_complex. */
+    ToolUnprocessableError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_document";
+      error: "invalid_document" | "document_too_complex";
     };
+    /** @description The error body with `error` one of: tools_busy, service_unavailable. */
+    ToolsUnavailableError: components["schemas"]["Error"] & {
+      /** @enum {string} */
+      error: "tools_busy" | "service_unavailable";
+    };
+    /** @description The error body with `error` processing_timeout. */
     ProcessingTimeoutError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "processing_timeout";
+      error: "processing_timeout";
     };
+    /** @description The error body with `error` tx_already_consumed. */
     TxAlreadyConsumedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "tx_already_consumed";
+      error: "tx_already_consumed";
     };
+    /** @description The error body with `error` body_too_large. */
     BodyTooLargeError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "body_too_large";
+      error: "body_too_large";
     };
+    /** @description The error body with `error` endpoint_not_found. */
     EndpointNotFoundError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "endpoint_not_found";
+      error: "endpoint_not_found";
     };
+    /** @description The error body with `error` endpoint_suspended. */
     EndpointSuspendedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "endpoint_suspended";
+      error: "endpoint_suspended";
     };
+    /** @description The error body with `error` upstream_5xx. */
     Upstream5xxError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "upstream_5xx";
+      error: "upstream_5xx";
     };
+    /** @description The error body with `error` upstream_timeout. */
     UpstreamTimeoutError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "upstream_timeout";
+      error: "upstream_timeout";
     };
+    /** @description The error body with `error` rate_limited. */
     RateLimitedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "rate_limited";
+      error: "rate_limited";
     };
+    /** @description The error body with `error` internal_error. */
     InternalError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "internal_error";
+      error: "internal_error";
     };
+    /** @description The error body with `error` invalid_signature. */
     InvalidSignatureError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_signature";
+      error: "invalid_signature";
     };
+    /** @description The error body with `error` signature_already_used. */
     SignatureAlreadyUsedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "signature_already_used";
+      error: "signature_already_used";
     };
+    /** @description The error body with `error` signature_required. */
     SignatureRequiredError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "signature_required";
+      error: "signature_required";
     };
+    /** @description The error body with `error` insufficient_scope. */
     InsufficientScopeError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "insufficient_scope";
+      error: "insufficient_scope";
     };
+    /** @description The error body with `error` key_not_found. */
     KeyNotFoundError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "key_not_found";
+      error: "key_not_found";
     };
+    /** @description The error body with `error` seller_not_found. */
     SellerNotFoundError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "seller_not_found";
+      error: "seller_not_found";
     };
+    /** @description The error body with `error` broadcast_failed. */
     BroadcastFailedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "broadcast_failed";
+      error: "broadcast_failed";
     };
+    /** @description The error body with `error` one of: invalid_json, invalid_input, invalid_wallet, invalid_timestamp. */
     IssueApiKeyBadRequestError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_json" | "invalid_input" | "invalid_wallet" | "invalid_timestamp";
+      error: "invalid_json" | "invalid_input" | "invalid_wallet" | "invalid_timestamp";
     };
+    /** @description The error body with `error` one of: missing_api_key, invalid_api_key. */
     ListApiKeysUnauthorizedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "missing_api_key" | "invalid_api_key";
+      error: "missing_api_key" | "invalid_api_key";
     };
+    /** @description The error body with `error` one of: invalid_id, invalid_wallet, invalid_timestamp. */
     RevokeApiKeyBadRequestError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_id" | "invalid_wallet" | "invalid_timestamp";
+      error: "invalid_id" | "invalid_wallet" | "invalid_timestamp";
     };
+    /** @description The error body with `error` one of: missing_signature_headers, invalid_signature, invalid_api_key, wallet_mismatch. */
     RevokeApiKeyUnauthorizedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "missing_signature_headers" | "invalid_signature" | "invalid_api_key" | "wallet_mismatch";
+      error: "missing_signature_headers" | "invalid_signature" | "invalid_api_key" | "wallet_mismatch";
     };
+    /** @description The error body with `error` one of: invalid_wallet, invalid_timestamp. */
     AccountBadRequestError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_wallet" | "invalid_timestamp";
+      error: "invalid_wallet" | "invalid_timestamp";
     };
+    /** @description The error body with `error` one of: missing_sig_or_ts, invalid_signature, invalid_api_key. */
     AccountUnauthorizedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "missing_sig_or_ts" | "invalid_signature" | "invalid_api_key";
+      error: "missing_sig_or_ts" | "invalid_signature" | "invalid_api_key";
     };
+    /** @description The error body with `error` one of: invalid_json, invalid_input, invalid_slug_format, invalid_wallet, invalid_timestamp. */
     RegisterSellerBadRequestError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_json" | "invalid_input" | "invalid_slug_format" | "invalid_wallet" | "invalid_timestamp";
+      error: "invalid_json" | "invalid_input" | "invalid_slug_format" | "invalid_wallet" | "invalid_timestamp";
     };
+    /** @description The error body with `error` one of: slug_taken, wallet_already_registered, signature_already_used. */
     RegisterSellerConflictError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "slug_taken" | "wallet_already_registered" | "signature_already_used";
+      error: "slug_taken" | "wallet_already_registered" | "signature_already_used";
     };
+    /** @description The error body with `error` one of: invalid_json, invalid_input, invalid_wallet, invalid_timestamp, seller_not_found, seller_suspended, upstream_unreachable. */
     AddEndpointBadRequestError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_json" | "invalid_input" | "invalid_wallet" | "invalid_timestamp" | "seller_not_found" | "seller_suspended" | "upstream_unreachable";
+      error: "invalid_json" | "invalid_input" | "invalid_wallet" | "invalid_timestamp" | "seller_not_found" | "seller_suspended" | "upstream_unreachable";
     };
+    /** @description The error body with `error` one of: path_taken, signature_already_used. */
     AddEndpointConflictError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "path_taken" | "signature_already_used";
+      error: "path_taken" | "signature_already_used";
     };
+    /** @description The error body with `error` one of: invalid_signature, invalid_api_key, wallet_mismatch. */
     SellerWriteUnauthorizedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_signature" | "invalid_api_key" | "wallet_mismatch";
+      error: "invalid_signature" | "invalid_api_key" | "wallet_mismatch";
     };
+    /** @description The error body with `error` one of: invalid_wallet, invalid_timestamp, seller_suspended. */
     SellerReadBadRequestError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_wallet" | "invalid_timestamp" | "seller_suspended";
+      error: "invalid_wallet" | "invalid_timestamp" | "seller_suspended";
     };
+    /** @description The error body with `error` one of: missing_sig_or_ts, invalid_signature, invalid_api_key, wallet_mismatch. */
     SellerReadUnauthorizedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "missing_sig_or_ts" | "invalid_signature" | "invalid_api_key" | "wallet_mismatch";
+      error: "missing_sig_or_ts" | "invalid_signature" | "invalid_api_key" | "wallet_mismatch";
     };
+    /** @description The error body with `error` one of: invalid_json, invalid_input, invalid_id, invalid_wallet, invalid_timestamp, seller_not_found, seller_suspended, upstream_unreachable. */
     UpdateEndpointBadRequestError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_json" | "invalid_input" | "invalid_id" | "invalid_wallet" | "invalid_timestamp" | "seller_not_found" | "seller_suspended" | "upstream_unreachable";
+      error: "invalid_json" | "invalid_input" | "invalid_id" | "invalid_wallet" | "invalid_timestamp" | "seller_not_found" | "seller_suspended" | "upstream_unreachable";
     };
+    /** @description The error body with `error` one of: invalid_id, invalid_wallet, invalid_timestamp, seller_suspended. */
     DeleteEndpointBadRequestError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_id" | "invalid_wallet" | "invalid_timestamp" | "seller_suspended";
+      error: "invalid_id" | "invalid_wallet" | "invalid_timestamp" | "seller_suspended";
     };
+    /** @description The error body with `error` one of: missing_signature_headers, invalid_signature, invalid_api_key, wallet_mismatch. */
     DeleteEndpointUnauthorizedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "missing_signature_headers" | "invalid_signature" | "invalid_api_key" | "wallet_mismatch";
+      error: "missing_signature_headers" | "invalid_signature" | "invalid_api_key" | "wallet_mismatch";
     };
+    /** @description The error body with `error` one of: invalid_json, invalid_input, invalid_wallet, invalid_timestamp. */
     ResumeSellerBadRequestError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_json" | "invalid_input" | "invalid_wallet" | "invalid_timestamp";
+      error: "invalid_json" | "invalid_input" | "invalid_wallet" | "invalid_timestamp";
     };
+    /** @description The error body with `error` one of: invalid_json, invalid_input, invalid_wallet, invalid_timestamp, seller_suspended. */
     PayoutBadRequestError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_json" | "invalid_input" | "invalid_wallet" | "invalid_timestamp" | "seller_suspended";
+      error: "invalid_json" | "invalid_input" | "invalid_wallet" | "invalid_timestamp" | "seller_suspended";
     };
+    /** @description The error body with `error` one of: nothing_to_pay, payout_in_progress, signature_already_used. */
     PayoutConflictError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "nothing_to_pay" | "payout_in_progress" | "signature_already_used";
+      error: "nothing_to_pay" | "payout_in_progress" | "signature_already_used";
     };
+    /** @description The error body with `error` one of: invalid_json, invalid_input, invalid_transaction. */
     FacilitatorBadRequestError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error?: "invalid_json" | "invalid_input" | "invalid_transaction";
+      error: "invalid_json" | "invalid_input" | "invalid_transaction";
       /**
        * @description With `invalid_transaction`, why the transaction was refused, for example
        *     `malformed`, `not_usdc_transfer`, `wrong_mint`, `wrong_recipient`,
@@ -1745,18 +1810,37 @@ export interface components {
       };
     };
     /**
-     * @description The body is not a readable document (a PDF; for invoice extraction also a PNG or JPEG
-     *     image), or has more than 2,000 pages. Answered before any quote.
+     * @description `invalid_document`: the body is not a readable document (a PDF; for invoice extraction
+     *     also a PNG or JPEG image), or has more than 2,000 pages; answered before any quote.
+     *     `document_too_complex`: processing the paid document needed more memory than a tool
+     *     may use; the receipt is not consumed by the failed run.
      */
     InvalidDocument: {
       headers: {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["InvalidDocumentError"];
+        "application/json": components["schemas"]["ToolUnprocessableError"];
       };
     };
-    /** @description The tool did not finish in time. The payment is consumed. */
+    /**
+     * @description `tools_busy`: too many documents are waiting; retry after `Retry-After` seconds.
+     *     `service_unavailable`: the instance is shutting down; retry (another instance answers).
+     *     A paid request may be retried with the same receipt.
+     */
+    ToolsUnavailable: {
+      headers: {
+        "Retry-After": components["headers"]["RetryAfter"];
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["ToolsUnavailableError"];
+      };
+    };
+    /**
+     * @description The tool did not finish in time. The receipt is not consumed by a failed run: retrying
+     *     the identical request with the same `X-Payment` runs it again.
+     */
     ProcessingTimeout: {
       headers: {
         [name: string]: unknown;
@@ -1882,7 +1966,7 @@ export interface components {
     /**
      * @description Wallet signature of the operation's action (see "Wallet signatures"). Required with
      *     `ts` unless a Bearer key is sent (`401 missing_sig_or_ts`).
-     * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a29181b
+     * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2911b
      */
     Sig: components["schemas"]["Signature"];
     /**
@@ -1922,7 +2006,7 @@ export interface components {
   headers: {
     /**
      * @description Settlement of the payment that paid this call: base64 of the JSON `PaymentResponse`.
-     * @example eyJzdWNjZXNzIjp0cnVlLCJ0cmFuc2FjdGlvbiI6IjB4OWYzYiIsIm5ldHdvcmsiOiJiYXNlIiwicGF5ZXIiOiIweDJkNEMifQ==
+     * @example eyJzdWNjZXNzIjp0cnVlLCJ0cmFuc2FjdGlvbiI6IjB4OWYzYjJjMWQ0ZTVmNmE3YjhjOWQwZTFmMmEzYjRjNWQ2ZTdmOGE5YjBjMWQyZTNmNGE1YjZjN2Q4ZTlmMGExYiIsIm5ldHdvcmsiOiJiYXNlIiwicGF5ZXIiOiIweDJkNEM0MDdCQmU0OTQzOEVEODU5ZmU5NjViMTQwZGNGMWFhQjcxYTkifQ==
      */
     XPaymentResponse: string;
     /**
@@ -2026,7 +2110,8 @@ export type SchemaPayout = components['schemas']['Payout'];
 export type SchemaError = components['schemas']['Error'];
 export type SchemaErrorIssue = components['schemas']['ErrorIssue'];
 export type SchemaInvalidInputError = components['schemas']['InvalidInputError'];
-export type SchemaInvalidDocumentError = components['schemas']['InvalidDocumentError'];
+export type SchemaToolUnprocessableError = components['schemas']['ToolUnprocessableError'];
+export type SchemaToolsUnavailableError = components['schemas']['ToolsUnavailableError'];
 export type SchemaProcessingTimeoutError = components['schemas']['ProcessingTimeoutError'];
 export type SchemaTxAlreadyConsumedError = components['schemas']['TxAlreadyConsumedError'];
 export type SchemaBodyTooLargeError = components['schemas']['BodyTooLargeError'];
@@ -2069,6 +2154,7 @@ export type ResponseBodyTooLarge = components['responses']['BodyTooLarge'];
 export type ResponseSellerBodyTooLarge = components['responses']['SellerBodyTooLarge'];
 export type ResponseToolBadRequest = components['responses']['ToolBadRequest'];
 export type ResponseInvalidDocument = components['responses']['InvalidDocument'];
+export type ResponseToolsUnavailable = components['responses']['ToolsUnavailable'];
 export type ResponseProcessingTimeout = components['responses']['ProcessingTimeout'];
 export type ResponseInvalidSignature = components['responses']['InvalidSignature'];
 export type ResponseSignatureAlreadyUsed = components['responses']['SignatureAlreadyUsed'];
@@ -2136,6 +2222,7 @@ export interface operations {
       422: components["responses"]["InvalidDocument"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      503: components["responses"]["ToolsUnavailable"];
       504: components["responses"]["ProcessingTimeout"];
     };
   };
@@ -2178,6 +2265,7 @@ export interface operations {
       422: components["responses"]["InvalidDocument"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      503: components["responses"]["ToolsUnavailable"];
       504: components["responses"]["ProcessingTimeout"];
     };
   };
@@ -2220,6 +2308,7 @@ export interface operations {
       422: components["responses"]["InvalidDocument"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      503: components["responses"]["ToolsUnavailable"];
       504: components["responses"]["ProcessingTimeout"];
     };
   };
@@ -2275,6 +2364,7 @@ export interface operations {
       422: components["responses"]["InvalidDocument"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      503: components["responses"]["ToolsUnavailable"];
       504: components["responses"]["ProcessingTimeout"];
     };
   };
@@ -2632,7 +2722,7 @@ export interface operations {
         /**
          * @description Wallet signature of the operation's action (see "Wallet signatures"). Required with
          *     `ts` unless a Bearer key is sent (`401 missing_sig_or_ts`).
-         * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a29181b
+         * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2911b
          */
         sig?: components["parameters"]["Sig"];
         /**
@@ -2731,7 +2821,7 @@ export interface operations {
         /**
          * @description Wallet signature of the operation's action (see "Wallet signatures"). Required with
          *     `ts` unless a Bearer key is sent (`401 missing_sig_or_ts`).
-         * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a29181b
+         * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2911b
          */
         sig?: components["parameters"]["Sig"];
         /**
@@ -2985,7 +3075,7 @@ export interface operations {
         /**
          * @description Wallet signature of the operation's action (see "Wallet signatures"). Required with
          *     `ts` unless a Bearer key is sent (`401 missing_sig_or_ts`).
-         * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a29181b
+         * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2911b
          */
         sig?: components["parameters"]["Sig"];
         /**
@@ -3034,7 +3124,7 @@ export interface operations {
         /**
          * @description Wallet signature of the operation's action (see "Wallet signatures"). Required with
          *     `ts` unless a Bearer key is sent (`401 missing_sig_or_ts`).
-         * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a29181b
+         * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2911b
          */
         sig?: components["parameters"]["Sig"];
         /**
