@@ -1,0 +1,325 @@
+/**
+ * EVM chain adapter over JSON-RPC with viem: the same code reads the devnet's hardhat nodes
+ * and Base / Polygon mainnet, only the configuration differs.
+ */
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  http,
+  isAddress,
+  parseSignature,
+  recoverTypedDataAddress,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  WaitForTransactionReceiptTimeoutError,
+  type Address,
+  type Chain,
+  type Hash,
+  type Hex,
+  type TransactionReceipt,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { chainConfig as opStackChainConfig } from 'viem/op-stack';
+import type { EvmChainConfig } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { ChainError, type ChainHealth, type Eip3009Authorization, type EvmChainAdapter, type EvmNetwork, type TokenTransfer, type TxLookup } from './chain-adapter.ts';
+import { createSerialQueue } from './serial-queue.ts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES, usdcAbi } from './usdc-abi.ts';
+import { USDC_EIP712_NAME, USDC_EIP712_VERSION } from './usdc-addresses.ts';
+
+export interface EvmAdapterOptions {
+  network: EvmNetwork;
+  config: EvmChainConfig;
+  /** Pays gas for transferWithAuthorization (EIP-3009 settlement). */
+  relayerKey: string;
+  /** Holds the USDC that payouts send. */
+  treasuryKey: string;
+  log: Logger;
+  /** Bound on waiting for our own transactions to be mined (default 30 s). */
+  receiptTimeoutMs?: number;
+  /** Receipt polling interval (default 1 s; the devnet mines at once, so tests pass less). */
+  pollingIntervalMs?: number;
+  /** Blocks including the transaction's own before it counts as confirmed (default 1). */
+  confirmations?: number;
+  /** Timeout of one RPC call (default 10 s). */
+  rpcTimeoutMs?: number;
+}
+
+/** OP-stack chains (Base mainnet and Sepolia) need viem's OP formatters for deposit transactions. */
+const OP_STACK_CHAIN_IDS = new Set([8453, 84532]);
+
+// keccak256("Transfer(address,address,uint256)")
+const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+const UINT = /^\d{1,78}$/;
+
+function chainFor(chainId: number, network: EvmNetwork, rpcUrl: string): Chain {
+  // Not viem/chains: importing it loads every chain definition (about half a second at start).
+  const nativeCurrency = network === 'polygon' ? { name: 'POL', symbol: 'POL', decimals: 18 } : { name: 'Ether', symbol: 'ETH', decimals: 18 };
+  const chain = { id: chainId, name: network, nativeCurrency, rpcUrls: { default: { http: [rpcUrl] } } };
+  return defineChain(OP_STACK_CHAIN_IDS.has(chainId) ? { ...opStackChainConfig, ...chain } : chain);
+}
+
+/** Maps FiatToken revert strings (identical on mainnet USDC and the devnet copy) to stable reasons. */
+export function reasonFromRevert(text: string): string | null {
+  if (/authorization is expired/i.test(text)) return 'authorization_expired';
+  if (/authorization is not yet valid/i.test(text)) return 'authorization_not_yet_valid';
+  if (/authorization is used or canceled/i.test(text)) return 'authorization_used';
+  if (/invalid signature/i.test(text)) return 'invalid_signature';
+  if (/exceeds balance/i.test(text)) return 'insufficient_funds';
+  if (/blacklisted/i.test(text)) return 'account_blacklisted';
+  if (/paused/i.test(text)) return 'token_paused';
+  return null;
+}
+
+function revertText(e: unknown): string {
+  if (e instanceof BaseError) {
+    const reverted = e.walk((err) => err instanceof ContractFunctionRevertedError);
+    if (reverted instanceof ContractFunctionRevertedError) return reverted.reason ?? reverted.shortMessage;
+    return `${e.shortMessage} ${e.details ?? ''}`;
+  }
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** A simulation that reverted: the contract refused, as opposed to an unreachable node. */
+function isRevert(e: unknown): boolean {
+  return e instanceof BaseError && e.walk((err) => err instanceof ContractFunctionRevertedError) !== null;
+}
+
+export function decodeTransferLogs(logs: readonly { address: string; topics: readonly string[]; data: string }[]): TokenTransfer[] {
+  const out: TokenTransfer[] = [];
+  for (const log of logs) {
+    // ERC-721 Transfer has the same topic but a third indexed argument (4 topics) and no data.
+    if (log.topics[0]?.toLowerCase() !== TRANSFER_TOPIC || log.topics.length !== 3 || log.data.length !== 66) continue;
+    out.push({
+      from: getAddress(`0x${log.topics[1].slice(26)}`),
+      to: getAddress(`0x${log.topics[2].slice(26)}`),
+      value: BigInt(log.data),
+      token: getAddress(log.address),
+    });
+  }
+  return out;
+}
+
+interface ParsedAuthorization {
+  from: Address;
+  to: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+}
+
+function parseAuthorization(a: Eip3009Authorization): ParsedAuthorization {
+  const bad = (field: string) => new ChainError('invalid_authorization', `authorization.${field} is malformed`);
+  if (!isAddress(a.from, { strict: false })) throw bad('from');
+  if (!isAddress(a.to, { strict: false })) throw bad('to');
+  for (const f of ['value', 'validAfter', 'validBefore'] as const) if (!UINT.test(String(a[f]))) throw bad(f);
+  if (!BYTES32.test(a.nonce)) throw bad('nonce');
+  return {
+    from: getAddress(a.from),
+    to: getAddress(a.to),
+    value: BigInt(a.value),
+    validAfter: BigInt(a.validAfter),
+    validBefore: BigInt(a.validBefore),
+    nonce: a.nonce as Hex,
+  };
+}
+
+export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
+  const { network, config } = opts;
+  const log = opts.log.child({ chain: network });
+  const chain = chainFor(config.chainId, network, config.rpcUrl);
+  const transport = http(config.rpcUrl, { timeout: opts.rpcTimeoutMs ?? 10_000, retryCount: 2 });
+  const pollingInterval = opts.pollingIntervalMs ?? 1_000;
+  const client = createPublicClient({ chain, transport, pollingInterval });
+  const relayer = privateKeyToAccount(opts.relayerKey as Hex);
+  const treasury = privateKeyToAccount(opts.treasuryKey as Hex);
+  const relayerWallet = createWalletClient({ account: relayer, chain, transport, pollingInterval });
+  const treasuryWallet = createWalletClient({ account: treasury, chain, transport, pollingInterval });
+  const relayerQueue = createSerialQueue();
+  const treasuryQueue = createSerialQueue();
+  const usdc = getAddress(config.usdc);
+  const payTo = getAddress(config.payTo);
+  const receiptTimeoutMs = opts.receiptTimeoutMs ?? 30_000;
+  const confirmations = Math.max(1, opts.confirmations ?? 1);
+
+  let domainPromise: Promise<{ name: string; version: string }> | null = null;
+  // The token's own name()/version() is the EIP-712 domain; read once, with USDC's as fallback.
+  const domain = () =>
+    (domainPromise ??= Promise.all([
+      client.readContract({ address: usdc, abi: usdcAbi, functionName: 'name' }),
+      client.readContract({ address: usdc, abi: usdcAbi, functionName: 'version' }),
+    ]).then(
+      ([name, version]) => ({ name, version }),
+      (e: unknown) => {
+        domainPromise = null;
+        log.warn('reading the USDC EIP-712 domain failed; using USD Coin / 2', { error: e });
+        return { name: USDC_EIP712_NAME, version: USDC_EIP712_VERSION };
+      },
+    ));
+
+  const blockTime = async (blockNumber: bigint) => Number((await client.getBlock({ blockNumber })).timestamp);
+
+  /** Waits (bounded) for one of our transactions and turns its fate into a result or a ChainError. */
+  const awaitMined = async (hash: Hash, what: string): Promise<{ receipt: TransactionReceipt; blockTime: number }> => {
+    let receipt: TransactionReceipt;
+    try {
+      receipt = await client.waitForTransactionReceipt({ hash, timeout: receiptTimeoutMs, pollingInterval, confirmations });
+    } catch (e) {
+      if (e instanceof WaitForTransactionReceiptTimeoutError) {
+        throw new ChainError('confirmation_timeout', `${what} ${hash} was not mined within ${receiptTimeoutMs} ms on ${network}; it may still land`);
+      }
+      throw e;
+    }
+    if (receipt.status !== 'success') throw new ChainError('reverted', `${what} ${hash} reverted on ${network}`);
+    return { receipt, blockTime: await blockTime(receipt.blockNumber) };
+  };
+
+  const refuseFromRevert = (e: unknown, fallback: string): never => {
+    const text = revertText(e);
+    throw new ChainError(reasonFromRevert(text) ?? fallback, text.trim());
+  };
+
+  return {
+    network,
+    chainId: config.chainId,
+    usdc,
+    payTo,
+
+    async getTransaction(id: string): Promise<TxLookup> {
+      if (!HASH.test(id)) return { status: 'not_found' };
+      const hash = id as Hash;
+      let receipt: TransactionReceipt | null = null;
+      try {
+        receipt = await client.getTransactionReceipt({ hash });
+      } catch (e) {
+        if (!(e instanceof TransactionReceiptNotFoundError)) throw e;
+      }
+      if (!receipt) {
+        // No receipt: either in the mempool (pending) or unknown to this node.
+        try {
+          await client.getTransaction({ hash });
+          return { status: 'pending' };
+        } catch (e) {
+          if (e instanceof TransactionNotFoundError) return { status: 'not_found' };
+          throw e;
+        }
+      }
+      if (confirmations > 1) {
+        const head = await client.getBlockNumber({ cacheTime: 0 });
+        if (head - receipt.blockNumber + 1n < BigInt(confirmations)) return { status: 'pending' };
+      }
+      const time = await blockTime(receipt.blockNumber);
+      if (receipt.status !== 'success') return { status: 'reverted', blockTime: time };
+      return { status: 'confirmed', blockTime: time, transfers: decodeTransferLogs(receipt.logs), sender: getAddress(receipt.from) };
+    },
+
+    async authorizationUsed(authorizer: string, nonce: string): Promise<boolean> {
+      if (!isAddress(authorizer, { strict: false })) throw new ChainError('invalid_authorization', 'authorizer is not an address');
+      if (!BYTES32.test(nonce)) throw new ChainError('invalid_authorization', 'nonce is not 32 bytes of hex');
+      return client.readContract({ address: usdc, abi: usdcAbi, functionName: 'authorizationState', args: [getAddress(authorizer), nonce as Hex] });
+    },
+
+    async submitAuthorization(auth: Eip3009Authorization, signature: string) {
+      const a = parseAuthorization(auth);
+      // The relayer pays gas: it settles only authorizations that pay this service.
+      if (a.to !== payTo) throw new ChainError('wrong_recipient', `the authorization pays ${a.to}, not ${payTo}`);
+      if (a.value <= 0n) throw new ChainError('invalid_authorization', 'authorization.value must be positive');
+      let sig: { r: Hex; s: Hex; v?: bigint; yParity?: number };
+      try {
+        sig = parseSignature(signature as Hex);
+      } catch {
+        throw new ChainError('invalid_signature', 'the signature is not a 65-byte hex string');
+      }
+      const v = sig.v !== undefined ? Number(sig.v) : 27 + (sig.yParity ?? 0);
+
+      const [used, latest, balance, code, dom] = await Promise.all([
+        client.readContract({ address: usdc, abi: usdcAbi, functionName: 'authorizationState', args: [a.from, a.nonce] }),
+        client.getBlock({ blockTag: 'latest' }),
+        client.readContract({ address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [a.from] }),
+        client.getCode({ address: a.from }),
+        domain(),
+      ]);
+      if (used) throw new ChainError('authorization_used', `nonce ${a.nonce} of ${a.from} is already used or cancelled`);
+      // The next block is at least one second after the latest; the contract wants validAfter < t < validBefore.
+      const now = latest.timestamp;
+      if (a.validBefore <= now) throw new ChainError('authorization_expired', `validBefore ${a.validBefore} is not after the chain time ${now}`);
+      if (a.validAfter >= now + 1n && a.validAfter >= BigInt(Math.floor(Date.now() / 1000))) {
+        throw new ChainError('authorization_not_yet_valid', `validAfter ${a.validAfter} is not before the chain time ${now}`);
+      }
+      // Contract wallets sign with ERC-1271; only the token can check those, in the simulation below.
+      if (!code || code === '0x') {
+        let signer: Address;
+        try {
+          signer = await recoverTypedDataAddress({
+            domain: { name: dom.name, version: dom.version, chainId: config.chainId, verifyingContract: usdc },
+            types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+            primaryType: 'TransferWithAuthorization',
+            message: { from: a.from, to: a.to, value: a.value, validAfter: a.validAfter, validBefore: a.validBefore, nonce: a.nonce },
+            signature: signature as Hex,
+          });
+        } catch {
+          throw new ChainError('invalid_signature', 'the signature does not recover to an address');
+        }
+        if (signer !== a.from) throw new ChainError('invalid_signature', `the signature is by ${signer}, not ${a.from}`);
+      }
+      if (balance < a.value) throw new ChainError('insufficient_funds', `${a.from} holds ${balance}, the authorization moves ${a.value}`);
+
+      const args = [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v, sig.r, sig.s] as const;
+      const hash = await relayerQueue(async () => {
+        let gas: bigint;
+        try {
+          // eth_call first: its revert reason is the clearest; the estimate then cannot revert for a new reason.
+          await client.simulateContract({ account: relayer, address: usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', args });
+          gas = await client.estimateContractGas({ account: relayer, address: usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', args });
+        } catch (e) {
+          if (isRevert(e)) refuseFromRevert(e, 'reverted');
+          throw e;
+        }
+        const nonce = await client.getTransactionCount({ address: relayer.address, blockTag: 'pending' });
+        // 20 % headroom: gas use can shift between estimate and inclusion.
+        return relayerWallet.writeContract({ address: usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', args, nonce, gas: (gas * 12n) / 10n });
+      });
+      log.info('authorization submitted', { tx: hash, from: a.from, value: a.value });
+      const mined = await awaitMined(hash, 'transferWithAuthorization');
+      return { txHash: hash, blockTime: mined.blockTime };
+    },
+
+    async sendUsdc(to: string, amount: bigint): Promise<string> {
+      if (!isAddress(to, { strict: false })) throw new ChainError('invalid_address', `${to} is not an EVM address`);
+      if (amount <= 0n) throw new ChainError('invalid_amount', 'the amount must be positive');
+      const recipient = getAddress(to);
+      const hash = await treasuryQueue(async () => {
+        try {
+          await client.simulateContract({ account: treasury, address: usdc, abi: usdcAbi, functionName: 'transfer', args: [recipient, amount] });
+        } catch (e) {
+          if (isRevert(e)) refuseFromRevert(e, 'reverted');
+          throw e;
+        }
+        const nonce = await client.getTransactionCount({ address: treasury.address, blockTag: 'pending' });
+        return treasuryWallet.writeContract({ address: usdc, abi: usdcAbi, functionName: 'transfer', args: [recipient, amount], nonce });
+      });
+      log.info('usdc sent', { tx: hash, to: recipient, amount });
+      await awaitMined(hash, 'USDC transfer');
+      return hash;
+    },
+
+    async health(): Promise<ChainHealth> {
+      const started = performance.now();
+      try {
+        const [chainId, blockNumber] = await Promise.all([client.getChainId(), client.getBlockNumber({ cacheTime: 0 })]);
+        const latencyMs = Math.round(performance.now() - started);
+        if (chainId !== config.chainId) return { ok: false, latencyMs, blockNumber: blockNumber.toString(), error: `RPC serves chain ${chainId}, configured ${config.chainId}` };
+        return { ok: true, latencyMs, blockNumber: blockNumber.toString() };
+      } catch (e) {
+        return { ok: false, latencyMs: Math.round(performance.now() - started), error: e instanceof BaseError ? e.shortMessage : String(e) };
+      }
+    },
+  };
+}
