@@ -40,7 +40,8 @@ export interface ToolPoolStats {
 }
 
 export interface ToolPool {
-  run<T extends ToolName>(tool: T, bytes: Uint8Array, meta?: { requestId?: string }): Promise<ToolResultMap[T]>;
+  /** meta.timeoutMs overrides jobTimeoutMs for this one job. */
+  run<T extends ToolName>(tool: T, bytes: Uint8Array, meta?: { requestId?: string; timeoutMs?: number }): Promise<ToolResultMap[T]>;
   stats(): ToolPoolStats;
   close(): Promise<void>;
 }
@@ -50,6 +51,7 @@ interface Job {
   tool: ToolName;
   bytes: Uint8Array;
   requestId?: string;
+  timeoutMs: number;
   enqueuedAt: number;
   startedAt: number;
   resolve(value: unknown): void;
@@ -182,10 +184,10 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
       slot.timer = setTimeout(() => {
         if (slot.job !== job) return;
         slot.job = null;
-        log.warn('tool job timed out', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms: Date.now() - job.startedAt, timeoutMs: opts.jobTimeoutMs });
-        job.reject(new AppError('processing_timeout', 504, `processing the document took longer than ${Math.round(opts.jobTimeoutMs / 1000)} s`));
+        log.warn('tool job timed out', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms: Date.now() - job.startedAt, timeoutMs: job.timeoutMs });
+        job.reject(new AppError('processing_timeout', 504, `processing the document took longer than ${job.timeoutMs / 1000} s`));
         retire(slot, new Error('terminated after a job timeout'));
-      }, opts.jobTimeoutMs);
+      }, job.timeoutMs);
     }
   };
 
@@ -198,14 +200,14 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
   log.info('tool pool started', { workers: size, jobTimeoutMs: opts.jobTimeoutMs, jobMemoryMb: opts.jobMemoryMb });
 
   return {
-    run<T extends ToolName>(tool: T, bytes: Uint8Array, meta: { requestId?: string } = {}): Promise<ToolResultMap[T]> {
+    run<T extends ToolName>(tool: T, bytes: Uint8Array, meta: { requestId?: string; timeoutMs?: number } = {}): Promise<ToolResultMap[T]> {
       if (closed) return Promise.reject(new AppError('service_unavailable', 503, 'the document tools are shutting down'));
       if (opts.maxQueue !== undefined && queue.length >= opts.maxQueue) {
         return Promise.reject(new AppError('tools_busy', 503, 'too many documents are waiting to be processed', { hint: 'retry in a few seconds', headers: { 'Retry-After': '5' } }));
       }
       return new Promise<ToolResultMap[T]>((resolve, reject) => {
         const now = Date.now();
-        queue.push({ id: nextJobId++, tool, bytes, requestId: meta.requestId, enqueuedAt: now, startedAt: now, resolve: resolve as (v: unknown) => void, reject });
+        queue.push({ id: nextJobId++, tool, bytes, requestId: meta.requestId, timeoutMs: meta.timeoutMs ?? opts.jobTimeoutMs, enqueuedAt: now, startedAt: now, resolve: resolve as (v: unknown) => void, reject });
         dispatch();
       });
     },

@@ -1,0 +1,140 @@
+/**
+ * Reads the document of a built-in tool call: the raw request body, or the part named
+ * `file` of a multipart/form-data body (parsed as a stream with busboy). The byte limit is
+ * enforced while reading: the request is abandoned as soon as it is crossed, so a client
+ * sending gigabytes costs us at most maxBytes of memory.
+ */
+import type { IncomingMessage } from 'node:http';
+import busboy from 'busboy';
+import { AppError } from '../http/app-error.ts';
+
+export interface Upload {
+  /** Owns its whole ArrayBuffer, so the tool pool can transfer it to a worker without a copy. */
+  bytes: Buffer;
+  contentType: string;
+  filename: string | null;
+}
+
+const tooLarge = (maxBytes: number) =>
+  new AppError('body_too_large', 413, `the document is larger than ${maxBytes} bytes`, { hint: `send at most ${Math.floor(maxBytes / (1024 * 1024))} MB` });
+
+/** One allocation outside Node's shared Buffer pool, so the result can be transferred. */
+const concat = (chunks: Buffer[], total: number): Buffer => {
+  const out = Buffer.allocUnsafeSlow(total);
+  let offset = 0;
+  for (const c of chunks) {
+    c.copy(out, offset);
+    offset += c.length;
+  }
+  return out;
+};
+
+/**
+ * Stops reading. The request stream is paused and detached rather than drained: the
+ * caller answers 413 and closes the connection, and the client sees the answer before it
+ * has finished sending.
+ */
+const abandon = (req: IncomingMessage) => {
+  req.unpipe();
+  req.pause();
+};
+
+function readRaw(req: IncomingMessage, maxBytes: number, contentType: string): Promise<Upload> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      abandon(req);
+      reject(tooLarge(maxBytes));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let done = false;
+    const finish = (fn: () => void) => {
+      if (done) return;
+      done = true;
+      req.off('data', onData);
+      fn();
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > maxBytes) {
+        abandon(req);
+        finish(() => reject(tooLarge(maxBytes)));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => finish(() => resolve({ bytes: concat(chunks, total), contentType, filename: null })));
+    req.once('error', (error) => finish(() => reject(new AppError('invalid_input', 400, `the request body could not be read: ${error.message}`))));
+    req.once('aborted', () => finish(() => reject(new AppError('invalid_input', 400, 'the client aborted the upload'))));
+  });
+}
+
+function readMultipart(req: IncomingMessage, maxBytes: number): Promise<Upload> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 20, fieldSize: 64 * 1024, parts: 30 } });
+    } catch (error) {
+      reject(new AppError('invalid_input', 400, `malformed multipart/form-data: ${(error as Error).message}`));
+      return;
+    }
+    let settled = false;
+    let file: Upload | null = null;
+    let fileDone: Promise<void> | null = null;
+    const fail = (error: AppError) => {
+      if (settled) return;
+      settled = true;
+      req.unpipe(parser);
+      abandon(req);
+      parser.removeAllListeners();
+      parser.on('error', () => undefined);
+      reject(error);
+    };
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file' || file || fileDone) {
+        stream.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let total = 0;
+      fileDone = new Promise<void>((done) => {
+        stream.on('data', (chunk: Buffer) => {
+          total += chunk.length;
+          chunks.push(chunk);
+        });
+        // busboy stops at fileSize and flags the stream: the part is over the limit.
+        stream.on('limit', () => fail(tooLarge(maxBytes)));
+        stream.on('end', () => {
+          if (!settled) file = { bytes: concat(chunks, total), contentType: info.mimeType || 'application/octet-stream', filename: info.filename ?? null };
+          done();
+        });
+      });
+    });
+    parser.on('error', (error: Error) => fail(new AppError('invalid_input', 400, `malformed multipart/form-data: ${error.message}`)));
+    parser.on('close', async () => {
+      await fileDone;
+      if (settled) return;
+      settled = true;
+      if (!file) reject(new AppError('invalid_input', 400, 'the multipart body has no part named "file"', { hint: 'send the document in a form part named "file"' }));
+      else if (file.bytes.length === 0) reject(new AppError('invalid_input', 400, 'the "file" part is empty'));
+      else resolve(file);
+    });
+    // A multipart body can never be smaller than its file; reject clearly oversized ones at once.
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) {
+      fail(tooLarge(maxBytes));
+      return;
+    }
+    req.pipe(parser);
+  });
+}
+
+export async function readUpload(req: IncomingMessage, opts: { maxBytes: number }): Promise<Upload> {
+  const contentType = (req.headers['content-type'] ?? 'application/octet-stream').toString();
+  const upload = /^multipart\/form-data\b/i.test(contentType) ? await readMultipart(req, opts.maxBytes) : await readRaw(req, opts.maxBytes, contentType.split(';')[0].trim());
+  if (upload.bytes.length === 0) throw new AppError('invalid_input', 400, 'the request body is empty: send the document as the body or as the multipart part "file"');
+  return upload;
+}
