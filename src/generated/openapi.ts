@@ -1302,8 +1302,29 @@ export interface components {
       signature: components["schemas"]["Signature"];
       timestamp: components["schemas"]["UnixSeconds"];
     };
-    /** @description One of the two registration shapes. */
-    RegisterSellerRequest: components["schemas"]["RegisterSellerMultiChain"] | components["schemas"]["RegisterSellerSingleWallet"];
+    /**
+     * @description One of the two registration shapes: **shape A** (`primary_wallet`, `wallets`,
+     *     `signatures`, `slug`, `ts`, optional `payout_chain`) or **shape B** (`wallet`, `slug`,
+     *     `signature`, `timestamp`). The fields of both are listed here and `oneOf` says which
+     *     combinations are accepted, so that a malformed field is reported on its own.
+     */
+    RegisterSellerRequest: {
+      /** @description Shape A. The seller's main wallet, one of `wallets`. */
+      primary_wallet?: components["schemas"]["Wallet"];
+      wallets?: components["schemas"]["ChainWallets"];
+      signatures?: components["schemas"]["ChainSignatures"];
+      slug: components["schemas"]["Slug"];
+      /** @description Shape A. The signed timestamp. */
+      ts?: components["schemas"]["UnixSeconds"];
+      /** @description Shape A, optional. Default the chain of the primary wallet. */
+      payout_chain?: components["schemas"]["PayoutChain"];
+      /** @description Shape B. The seller's wallet. */
+      wallet?: components["schemas"]["Wallet"];
+      /** @description Shape B. The wallet's signature of action `register`. */
+      signature?: components["schemas"]["Signature"];
+      /** @description Shape B. The signed timestamp. */
+      timestamp?: components["schemas"]["UnixSeconds"];
+    } & (components["schemas"]["RegisterSellerMultiChain"] | components["schemas"]["RegisterSellerSingleWallet"]);
     /** @description One wallet address per chain. */
     ChainWallets: {
       base?: components["schemas"]["EvmAddress"];
@@ -1324,26 +1345,37 @@ export interface components {
     };
     /**
      * Shape A
-     * @description Registration with one wallet per receiving chain; every wallet signs action `register`.
-     *     `primary_wallet` must be one of `wallets`.
+     * @description Shape A: one wallet per receiving chain; every wallet of `wallets` signs action
+     *     `register` (`signatures`, same keys). `primary_wallet` must be one of `wallets`.
+     *     The fields of shape B are not allowed with it. (The fields' schemas are those of
+     *     `RegisterSellerRequest`.)
      */
     RegisterSellerMultiChain: {
-      primary_wallet: components["schemas"]["Wallet"];
-      wallets: components["schemas"]["ChainWallets"];
-      signatures: components["schemas"]["ChainSignatures"];
-      slug: components["schemas"]["Slug"];
-      ts: components["schemas"]["UnixSeconds"];
-      payout_chain?: components["schemas"]["PayoutChain"];
+      primary_wallet: unknown;
+      wallets: unknown;
+      signatures: unknown;
+      slug?: unknown;
+      ts: unknown;
+      payout_chain?: unknown;
+      wallet?: unknown;
+      signature?: unknown;
+      timestamp?: unknown;
     };
     /**
      * Shape B
-     * @description Registration with a single wallet, which receives on its own chain(s).
+     * @description Shape B, a single wallet. The fields of shape A are not allowed with it. (The fields'
+     *     schemas are those of `RegisterSellerRequest`.)
      */
     RegisterSellerSingleWallet: {
-      wallet: components["schemas"]["Wallet"];
-      slug: components["schemas"]["Slug"];
-      signature: components["schemas"]["Signature"];
-      timestamp: components["schemas"]["UnixSeconds"];
+      wallet: unknown;
+      slug?: unknown;
+      signature: unknown;
+      timestamp: unknown;
+      primary_wallet?: unknown;
+      wallets?: unknown;
+      signatures?: unknown;
+      ts?: unknown;
+      payout_chain?: unknown;
     };
     /** @description A seller. */
     Seller: {
