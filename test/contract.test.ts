@@ -355,7 +355,7 @@ describe('error codes', () => {
     ['409', 'path_taken', ['addSellerEndpoint']],
     ['409', 'signature_already_used', ['registerSeller', 'addSellerEndpoint', 'updateSellerEndpoint', 'deleteSellerEndpoint', 'resumeSeller', 'requestPayout', 'issueApiKey', 'revokeApiKey']],
     ['409', 'nothing_to_pay', ['requestPayout']],
-    ['413', 'body_too_large', ['registerSeller', 'addSellerEndpoint', 'updateSellerEndpoint']],
+    ['413', 'body_too_large', ['registerSeller', 'addSellerEndpoint', 'updateSellerEndpoint', 'issueApiKey', 'resumeSeller', 'requestPayout', 'solanaFacilitator']],
     // Payment rails
     ['400', 'invalid_transaction', ['solanaFacilitator']],
     ['502', 'broadcast_failed', ['solanaFacilitator']],

@@ -751,7 +751,8 @@ export interface components {
       extra: components["schemas"]["TransferWithAuthorizationExtra"];
     };
     /**
-     * @description Solana rail: partially sign a USDC `TransferChecked` with the service's fee payer, let
+     * @description Solana rail: partially sign a USDC `TransferChecked` whose fee payer is the service's
+     *     (`extra.feePayer` of the solana `exact` entry), let
      *     `POST /v1/_facilitator/solana` co-sign and broadcast it, then send the receipt in
      *     `X-Payment`.
      */
@@ -855,11 +856,10 @@ export interface components {
       gasPolicy: "facilitator-pays";
       /**
        * Format: uri
-       * @description URL of `POST /v1/_facilitator/solana`.
+       * @description URL of `POST /v1/_facilitator/solana`. The transaction's fee payer is the address in
+       *     `extra.feePayer` of the solana `exact` entry.
        */
       facilitatorUrl?: string;
-      /** @description The facilitator's fee payer, to set as the transaction's fee payer. */
-      feePayerAddress?: string;
     };
     /**
      * @description The decoded `X-Payment` header. The header value is base64url (alphabet `-_`, no `=`
@@ -1832,6 +1832,15 @@ export interface components {
         "application/json": components["schemas"]["BodyTooLargeError"];
       };
     };
+    /** @description The JSON body is over 64 KB. */
+    JsonBodyTooLarge: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["BodyTooLargeError"];
+      };
+    };
     /** @description The request carries no document (empty body, or a multipart body without a `file` part). */
     ToolBadRequest: {
       headers: {
@@ -1849,6 +1858,7 @@ export interface components {
      */
     InvalidDocument: {
       headers: {
+        "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
         [name: string]: unknown;
       };
       content: {
@@ -1863,6 +1873,7 @@ export interface components {
     ToolsUnavailable: {
       headers: {
         "Retry-After": components["headers"]["RetryAfter"];
+        "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
         [name: string]: unknown;
       };
       content: {
@@ -1875,6 +1886,7 @@ export interface components {
      */
     ProcessingTimeout: {
       headers: {
+        "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
         [name: string]: unknown;
       };
       content: {
@@ -2038,6 +2050,7 @@ export interface components {
   headers: {
     /**
      * @description Settlement of the payment that paid this call: base64 of the JSON `PaymentResponse`.
+     *     Also sent on an error answered after the payment was settled.
      * @example eyJzdWNjZXNzIjp0cnVlLCJ0cmFuc2FjdGlvbiI6IjB4OWYzYjJjMWQ0ZTVmNmE3YjhjOWQwZTFmMmEzYjRjNWQ2ZTdmOGE5YjBjMWQyZTNmNGE1YjZjN2Q4ZTlmMGExYiIsIm5ldHdvcmsiOiJiYXNlIiwicGF5ZXIiOiIweDJkNEM0MDdCQmU0OTQzOEVEODU5ZmU5NjViMTQwZGNGMWFhQjcxYTkifQ==
      */
     XPaymentResponse: string;
@@ -2184,6 +2197,7 @@ export type ResponsePaymentRequired = components['responses']['PaymentRequired']
 export type ResponseTxAlreadyConsumed = components['responses']['TxAlreadyConsumed'];
 export type ResponseBodyTooLarge = components['responses']['BodyTooLarge'];
 export type ResponseSellerBodyTooLarge = components['responses']['SellerBodyTooLarge'];
+export type ResponseJsonBodyTooLarge = components['responses']['JsonBodyTooLarge'];
 export type ResponseToolBadRequest = components['responses']['ToolBadRequest'];
 export type ResponseInvalidDocument = components['responses']['InvalidDocument'];
 export type ResponseToolsUnavailable = components['responses']['ToolsUnavailable'];
@@ -2486,6 +2500,7 @@ export interface operations {
       502: {
         headers: {
           "X-Service-Tx": components["headers"]["XServiceTx"];
+          "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
           [name: string]: unknown;
         };
         content: {
@@ -2499,6 +2514,7 @@ export interface operations {
       504: {
         headers: {
           "X-Service-Tx": components["headers"]["XServiceTx"];
+          "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
           [name: string]: unknown;
         };
         content: {
@@ -2673,6 +2689,7 @@ export interface operations {
         };
       };
       409: components["responses"]["SignatureAlreadyUsed"];
+      413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
     };
@@ -3052,7 +3069,7 @@ export interface operations {
       403: components["responses"]["InsufficientScope"];
       404: components["responses"]["SellerEndpointNotFound"];
       409: components["responses"]["SignatureAlreadyUsed"];
-      413: components["responses"]["SellerBodyTooLarge"];
+      413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
     };
@@ -3097,6 +3114,7 @@ export interface operations {
       401: components["responses"]["InvalidSignature"];
       404: components["responses"]["SellerNotFound"];
       409: components["responses"]["SignatureAlreadyUsed"];
+      413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
     };
@@ -3248,6 +3266,7 @@ export interface operations {
           "application/json": components["schemas"]["PayoutConflictError"];
         };
       };
+      413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
     };
@@ -3283,6 +3302,7 @@ export interface operations {
           "application/json": components["schemas"]["FacilitatorBadRequestError"];
         };
       };
+      413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
       /** @description The Solana RPC refused or failed the broadcast. */
