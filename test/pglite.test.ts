@@ -39,7 +39,7 @@ const startProcess = (env: Record<string, string>): Promise<{ child: ChildProces
     let out = '';
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const m = /"msg":"listening","url":"(http:[^"]+)"/.exec(out);
+      const m = /"msg":"listening".*?"url":"(http:[^"]+)"/.exec(out);
       if (m) resolve({ child, url: m[1], output: () => out });
     };
     child.stdout!.on('data', onData);

@@ -5,7 +5,7 @@
 import { AppError, type ErrorIssue } from './app-error.ts';
 
 const SPECIFIC: { match: (i: ErrorIssue) => boolean; code: string; message: string }[] = [
-  { match: (i) => i.path === 'path.wallet' || i.path === 'body.wallet' || i.path === 'body.primary_wallet', code: 'invalid_wallet', message: 'The wallet is neither an EVM address (0x + 40 hex) nor a Solana base58 address.' },
+  { match: (i) => (i.path === 'path.wallet' || i.path === 'body.wallet' || i.path === 'body.primary_wallet') && i.keyword !== 'required', code: 'invalid_wallet', message: 'The wallet is neither an EVM address (0x + 40 hex) nor a Solana base58 address.' },
   { match: (i) => i.path === 'path.id', code: 'invalid_id', message: 'The id must be a positive integer.' },
   { match: (i) => i.path === 'body.slug' && i.keyword !== 'required' && i.keyword !== 'type', code: 'invalid_slug_format', message: 'The slug must match ^[a-z0-9-]{3,32}$.' },
 ];

@@ -50,6 +50,8 @@ export async function loadContract(file: string): Promise<Contract> {
     customizeAjv: (_ajv, opts) => {
       const ajv = new Ajv2020({ ...opts, strict: false, allErrors: true });
       addFormats(ajv);
+      // openapi-backend registers `binary` on its own Ajv; this fresh one needs it too.
+      ajv.addFormat('binary', true);
       return ajv as never;
     },
   });
