@@ -207,7 +207,9 @@ export async function solanaPartiallySignedTransaction(input: {
   const buyer = solanaKeypair(input.secretKey);
   const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash('confirmed');
   const tx = new Transaction({ feePayer: new PublicKey(input.feePayer), blockhash, lastValidBlockHeight }).add(...input.instructions);
-  tx.partialSign(buyer, ...(input.extraSigners ?? []));
+  // web3.js refuses a signer the message does not need (a crafted variant may not need the buyer).
+  const needed = [buyer, ...(input.extraSigners ?? [])].filter((k) => input.instructions.some((ix) => ix.keys.some((m) => m.isSigner && m.pubkey.equals(k.publicKey))));
+  if (needed.length > 0) tx.partialSign(...needed);
   return tx.serialize({ requireAllSignatures: false, verifySignatures: true }).toString('base64');
 }
 

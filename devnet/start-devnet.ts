@@ -143,7 +143,16 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<DevnetHandl
       return solanaServer;
     };
 
-    const [base, polygon, solana] = await Promise.all([startNode('base'), startNode('polygon'), startSolana()]);
+    // allSettled, not all: on a failure every part must have finished starting before the
+    // teardown, or a node that comes up late would be left running.
+    const settled = await Promise.allSettled([startNode('base'), startNode('polygon'), startSolana()] as const);
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [base, polygon, solana] = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
+      Awaited<ReturnType<typeof startNode>>,
+      Awaited<ReturnType<typeof startNode>>,
+      SolanaRpcServer,
+    ];
 
     const info: DevnetInfo = {
       baseUrl: opts.baseUrl ?? 'http://127.0.0.1:4020',

@@ -58,9 +58,12 @@ export function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buff
     closed = true;
     for (const l of closeListeners) l();
   };
+  // Always close with 1000 (normal): web3.js's client (rpc-websockets) reconnects forever on
+  // any other code, which would keep a finished test process alive after the devnet stops.
   const close = () => {
-    if (!closed && socket.writable) socket.end(frame(0x8, Buffer.alloc(0)));
+    if (!closed && socket.writable) socket.end(frame(0x8, Buffer.from([0x03, 0xe8])));
     finish();
+    setTimeout(() => socket.destroy(), 1_000).unref();
   };
 
   const parse = () => {
@@ -120,10 +123,7 @@ export function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buff
     send(text) {
       if (!closed && socket.writable) socket.write(frame(0x1, Buffer.from(text, 'utf8')));
     },
-    close() {
-      close();
-      socket.destroy();
-    },
+    close,
     onMessage: (l) => void messageListeners.push(l),
     onClose: (l) => void closeListeners.push(l),
   };
