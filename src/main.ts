@@ -1,12 +1,13 @@
 /**
  * The only reader of process.env: loadConfig -> (devnet) -> createApp -> listen.
- * SIGTERM/SIGINT drain in-flight requests and close everything before exiting.
+ * SIGTERM/SIGINT drain in-flight requests and close everything (the devnet last) before exiting.
  */
-import { loadConfig, ConfigError } from './config.ts';
+import { loadConfig, ConfigError, type Config } from './config.ts';
 import { createLogger } from './log.ts';
 import { createApp } from './app.ts';
+import { devnetChains } from './devnet-profile.ts';
 
-let config;
+let config: Config;
 try {
   config = loadConfig(process.env);
 } catch (e) {
@@ -18,6 +19,12 @@ try {
 }
 
 const log = createLogger(config.logLevel, { service: config.serviceName });
+let stopDevnet = async () => {};
+if (config.profile === 'devnet') {
+  const devnet = await devnetChains(config, log);
+  config = { ...config, chains: devnet.chains };
+  stopDevnet = devnet.stop;
+}
 const app = await createApp(config, log);
 const address = await app.listen();
 log.info('listening', { url: `http://${address.address}:${address.port}`, profile: config.profile, database: config.databaseUrl ? 'postgresql' : `pglite:${config.pgliteDir}` });
@@ -29,6 +36,7 @@ const stop = async (signal: string) => {
   log.info('shutting down', { signal });
   try {
     await app.close();
+    await stopDevnet();
     log.info('stopped');
     process.exit(0);
   } catch (e) {

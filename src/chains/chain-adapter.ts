@@ -29,6 +29,13 @@ export interface ChainHealth {
   error?: string;
 }
 
+/** The service's own signer on a chain (EVM relayer, Solana fee payer): funded or not. */
+export interface FacilitatorHealth extends ChainHealth {
+  address: string;
+  /** Native balance (wei / lamports) as a decimal string. */
+  balance?: string;
+}
+
 export interface ChainAdapter {
   readonly network: Network;
   /** USDC contract (EVM) or mint (Solana) configured for this chain. */
@@ -39,6 +46,8 @@ export interface ChainAdapter {
   /** Sends USDC from the treasury/relayer (payouts). Returns the tx hash / signature. */
   sendUsdc(to: string, amount: bigint): Promise<string>;
   health(): Promise<ChainHealth>;
+  /** The signer that pays gas / fees for buyers: reachable and holding at least minimum native balance. */
+  facilitatorHealth(): Promise<FacilitatorHealth>;
 }
 
 /** EIP-3009 authorization as signed by the buyer (values as decimal strings / 0x hex). */
@@ -72,6 +81,21 @@ export interface SolanaChainAdapter extends ChainAdapter {
    * fee payer, broadcasts and waits for confirmation. Throws ChainError on refusal.
    */
   cosignAndBroadcast(transactionBase64: string): Promise<{ signature: string; from: string; to: string; amount: bigint }>;
+  /**
+   * The same checks and co-signature without sending: the transaction id (the fee payer's
+   * signature) is known before anything reaches the chain, so a payment can be reserved
+   * under it first and broadcast exactly once.
+   */
+  prepareTransfer(transactionBase64: string): Promise<PreparedSolanaTransfer>;
+}
+
+export interface PreparedSolanaTransfer {
+  signature: string;
+  from: string;
+  to: string;
+  amount: bigint;
+  /** Broadcasts and waits for confirmation; ChainError on refusal. */
+  broadcast(): Promise<void>;
 }
 
 /** A refusal from a chain operation, with a stable snake_case reason. */

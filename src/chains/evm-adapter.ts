@@ -310,6 +310,19 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
       return hash;
     },
 
+    async facilitatorHealth() {
+      const started = performance.now();
+      try {
+        const wei = await client.getBalance({ address: relayer.address });
+        const latencyMs = Math.round(performance.now() - started);
+        // 0.001 native covers many transferWithAuthorization settlements on an L2.
+        const ok = wei >= 10n ** 15n;
+        return { ok, latencyMs, address: relayer.address, balance: wei.toString(), ...(ok ? {} : { error: 'the relayer holds less than 0.001 native gas token' }) };
+      } catch (e) {
+        return { ok: false, latencyMs: Math.round(performance.now() - started), address: relayer.address, error: e instanceof BaseError ? e.shortMessage : String(e) };
+      }
+    },
+
     async health(): Promise<ChainHealth> {
       const started = performance.now();
       try {

@@ -150,6 +150,12 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): SolanaChainAdap
     },
 
     async cosignAndBroadcast(transactionBase64: string) {
+      const prepared = await this.prepareTransfer(transactionBase64);
+      await prepared.broadcast();
+      return { signature: prepared.signature, from: prepared.from, to: prepared.to, amount: prepared.amount };
+    },
+
+    async prepareTransfer(transactionBase64: string) {
       let tx: VersionedTransaction;
       try {
         tx = VersionedTransaction.deserialize(Buffer.from(transactionBase64, 'base64'));
@@ -164,10 +170,20 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): SolanaChainAdap
         maxPriorityFeeLamports,
       });
       tx.sign([feePayer]);
-      const signature = await broadcast(tx);
-      log.info('co-signed transfer broadcast', { signature, from: checked.authority.toBase58(), amount: checked.amount });
-      await confirm(signature, 'transfer');
-      return { signature, from: checked.authority.toBase58(), to: payTo.toBase58(), amount: checked.amount };
+      // The first signature is the fee payer's: it is the transaction id.
+      const signature = bs58.encode(tx.signatures[0]);
+      const from = checked.authority.toBase58();
+      return {
+        signature,
+        from,
+        to: payTo.toBase58(),
+        amount: checked.amount,
+        broadcast: async () => {
+          const sent = await broadcast(tx);
+          log.info('co-signed transfer broadcast', { signature: sent, from, amount: checked.amount });
+          await confirm(sent, 'transfer');
+        },
+      };
     },
 
     async sendUsdc(to: string, amount: bigint): Promise<string> {
@@ -199,6 +215,20 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): SolanaChainAdap
       log.info('usdc sent', { signature, to: owner.toBase58(), amount });
       await confirm(signature, 'USDC transfer');
       return signature;
+    },
+
+    async facilitatorHealth() {
+      const started = performance.now();
+      const address = feePayer.publicKey.toBase58();
+      try {
+        const lamports = await connection.getBalance(feePayer.publicKey, 'confirmed');
+        const latencyMs = Math.round(performance.now() - started);
+        // Enough for a few thousand co-signed transfers at the base fee.
+        const ok = lamports >= 10_000_000;
+        return { ok, latencyMs, address, balance: String(lamports), ...(ok ? {} : { error: 'the fee payer holds less than 0.01 SOL' }) };
+      } catch (e) {
+        return { ok: false, latencyMs: Math.round(performance.now() - started), address, error: e instanceof Error ? e.message : String(e) };
+      }
     },
 
     async health(): Promise<ChainHealth> {

@@ -4,11 +4,12 @@
  *   proof    -> decode -> gate (replay / 409 / wait) -> verify or settle on chain
  *            -> receipt consumed + ledger row in one transaction -> run once -> store answer.
  */
-import type { ChainAdapter, EvmChainAdapter, Network, SolanaChainAdapter } from '../chains/chain-adapter.ts';
+import type { ChainAdapter, EvmChainAdapter, Network, PreparedSolanaTransfer, SolanaChainAdapter } from '../chains/chain-adapter.ts';
 import { ChainError } from '../chains/chain-adapter.ts';
 import { AppError } from '../http/app-error.ts';
 import type { HandlerResult, RequestContext } from '../http/server.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import { buildQuote, TIMEOUT_SECONDS, type PaymentQuote, type Scheme } from './quote.ts';
 import type { QuoteStore } from './quote-store.ts';
 import { decodePaymentHeader, decodeSessionToken, receiptKey, txKey, type Receipt } from './receipt.ts';
@@ -22,12 +23,14 @@ export interface ChainAdapters {
 }
 
 export interface PaidCallDeps {
-  publicBaseUrl: string;
+  /** A function: with PORT=0 the public URL is known only once the server listens. */
+  publicBaseUrl: () => string;
   adapters: ChainAdapters;
   quotes: QuoteStore;
   gate: ReceiptGate;
   poll: { timeoutMs: number; intervalMs: number };
   log: Logger;
+  metrics?: Metrics;
 }
 
 export interface PaidRequest {
@@ -59,8 +62,8 @@ export function quoteFor(deps: PaidCallDeps, p: PaidRequest, error?: string): Pa
   const { base, polygon, solana } = deps.adapters;
   return buildQuote(
     { base, polygon, solana: { usdc: solana.usdc, payTo: solana.payTo, feePayer: solana.feePayer } },
-    deps.publicBaseUrl,
-    { resource: `${deps.publicBaseUrl}${p.path}`, description: p.description, mimeType: p.mimeType, amount: p.amount, perPagePrice: p.perPagePrice, estimatedPages: p.estimatedPages },
+    deps.publicBaseUrl(),
+    { resource: `${deps.publicBaseUrl()}${p.path}`, description: p.description, mimeType: p.mimeType, amount: p.amount, perPagePrice: p.perPagePrice, estimatedPages: p.estimatedPages },
     error,
   );
 }
@@ -75,9 +78,11 @@ export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidR
   const sessionToken = header(ctx, 'x-session-token');
   if (!xPayment && !sessionToken) {
     deps.quotes.record({ fingerprint: p.fingerprint, resource: p.path, endpointKey: p.endpointKey, amount: p.amount, pages: p.estimatedPages, createdAt: new Date() });
+    deps.metrics?.quotes.inc({ endpoint: p.endpointKey });
     return { status: 402, body: quoteFor(deps, p) };
   }
   const refuse = (reason: string, message: string, status = 402): never => {
+    deps.metrics?.payments.inc({ network: 'unknown', result: reason });
     throw new AppError(reason, status, message, status === 402 ? { body: { ...quoteFor(deps, p, reason) } } : {});
   };
 
@@ -90,6 +95,7 @@ export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidR
   }
 
   const settled = await settleReceipt(deps, ctx, p, receipt, refuse);
+  deps.metrics?.payments.inc({ network: settled.network, result: settled.outcome.kind === 'replay' ? 'replay' : 'accepted' });
   if (settled.outcome.kind === 'replay') {
     ctx.log.info('payment replay', { receipt: settled.key });
     return replay(settled.outcome.answer);
@@ -178,9 +184,46 @@ async function settleReceipt(deps: PaidCallDeps, ctx: RequestContext, p: PaidReq
   return settleSolanaTransaction(deps, p, receipt, refuse);
 }
 
+/**
+ * x402 reference Solana payload: the partially signed transfer is checked and co-signed
+ * first, which fixes its transaction id; the receipt is reserved under that id, and only
+ * then is the transaction broadcast, so a retried payload can never be sent twice.
+ */
 async function settleSolanaTransaction(deps: PaidCallDeps, p: PaidRequest, receipt: Extract<Receipt, { kind: 'solana-transaction' }>, refuse: (reason: string, message: string, status?: number) => never): Promise<Settled> {
-  void deps;
-  void p;
-  void receipt;
-  return refuse('invalid_payment', 'not yet');
+  const solana = deps.adapters.solana;
+  let prepared: PreparedSolanaTransfer;
+  try {
+    prepared = await solana.prepareTransfer(receipt.transaction);
+  } catch (e) {
+    if (e instanceof ChainError) {
+      const reason = e.reason === 'wrong_mint' ? 'wrong_asset' : e.reason === 'wrong_destination' ? 'wrong_recipient' : 'invalid_payment';
+      return refuse(reason, `The transaction was refused before broadcast: ${e.reason}: ${e.message}`);
+    }
+    throw e;
+  }
+  const key = txKey('solana', prepared.signature);
+  const base = { key, tx: prepared.signature, payer: prepared.from, network: 'solana' as const };
+  const known = await deps.gate.check(key, p.fingerprint);
+  if (known && (known.kind === 'replay' || known.paymentId !== null)) return { ...base, outcome: known };
+  // known = a reservation whose run crashed before its ledger row: broadcasting the same
+  // signed transaction again is harmless (the chain keeps one), so settle it from here.
+  if (!known) {
+    if (prepared.amount < p.amount) refuse('amount_mismatch', `The transfer is for ${prepared.amount} but the quote requires ${p.amount} (USDC atomic units).`);
+    const expired = checkQuoteWindow(Math.floor(Date.now() / 1000), { amount: p.amount, maxTimeoutSeconds: TIMEOUT_SECONDS.exact, quotedAt: await deps.quotes.lastQuotedAt(p.fingerprint) }, Math.floor(Date.now() / 1000));
+    if (expired) refuse(expired.reason, expired.message);
+  }
+  const outcome = known ?? (await deps.gate.reserve(key, 'solana', p.fingerprint));
+  if (outcome.kind === 'replay' || outcome.paymentId !== null) return { ...base, outcome };
+  try {
+    await prepared.broadcast();
+  } catch (e) {
+    const landedBefore = e instanceof ChainError && e.reason === 'already_processed';
+    if (!landedBefore) {
+      await deps.gate.release(key);
+      if (e instanceof ChainError) refuse('invalid_payment', `The transfer did not land on solana: ${e.reason}: ${e.message}`);
+      throw e;
+    }
+  }
+  await deps.gate.settle(key, ledgerFor(p, 'solana', prepared.signature, prepared.from, prepared.amount), []);
+  return { ...base, outcome };
 }

@@ -5,6 +5,7 @@
  */
 import type { Handler } from '../http/server.ts';
 import type { EvmChainAdapter } from '../chains/chain-adapter.ts';
+import { requireChains } from './require-chains.ts';
 
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
@@ -18,8 +19,9 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
 } as const;
 
 export const getSessionTokenHandler =
-  (chains: { base: EvmChainAdapter; polygon: EvmChainAdapter }): Handler =>
+  (configured: { base: EvmChainAdapter; polygon: EvmChainAdapter } | null): Handler =>
   async () => {
+    const chains = requireChains(configured);
     const domain = (c: EvmChainAdapter) => ({ name: 'USD Coin', version: '2', chainId: c.chainId, verifyingContract: c.usdc });
     const example = {
       network: 'base',

@@ -1,0 +1,47 @@
+/**
+ * POST /v1/pdf-md | pdf-text | pdf-json | invoice-extract. The document is read and
+ * inspected before any quote (nobody pays for a file we cannot read); the price is pages x
+ * per-page price, or per request; the tool runs in the worker pool once the payment holds.
+ */
+import { requireChains } from '../payments/require-chains.ts';
+import type { Handler } from '../http/server.ts';
+import { readUpload } from '../tools/read-upload.ts';
+import type { ToolPool } from '../tools/tool-pool.ts';
+import { requestFingerprint } from '../payments/fingerprint.ts';
+import { paidCall, type PaidCallDeps } from '../payments/paid-call.ts';
+import type { BuiltinEndpoint } from './builtins.ts';
+
+export interface BuiltinDeps {
+  paid: PaidCallDeps | null;
+  pool: ToolPool;
+  limits: { maxBodyBytes: number; maxPages: number };
+}
+
+export const builtinHandler =
+  (deps: BuiltinDeps, builtin: BuiltinEndpoint): Handler =>
+  async (ctx) => {
+    const upload = await readUpload(ctx.req, { maxBytes: deps.limits.maxBodyBytes });
+    const doc = await deps.pool.inspect(builtin.tool, upload.bytes, { maxPages: deps.limits.maxPages });
+    const units = builtin.unit === 'page' ? doc.pages : 1;
+    const paid = requireChains(deps.paid);
+    return paidCall(paid, ctx, {
+      fingerprint: requestFingerprint('POST', builtin.path, upload.contentType, upload.bytes),
+      path: builtin.path,
+      description: builtin.description,
+      mimeType: builtin.mimeType,
+      endpointKey: builtin.tool,
+      amount: builtin.price * BigInt(units),
+      perPagePrice: builtin.price,
+      estimatedPages: doc.pages,
+      sellerId: null,
+      endpointId: null,
+      takeBps: 10_000,
+      run: async () => {
+        const started = performance.now();
+        const result = await deps.pool.run(builtin.tool, upload.bytes, { requestId: ctx.requestId });
+        ctx.log.info('tool finished', { tool: builtin.tool, pages: doc.pages, duration_ms: Math.round(performance.now() - started) });
+        return { status: 200, body: result };
+      },
+    });
+  };
+
