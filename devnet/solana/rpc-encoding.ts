@@ -95,7 +95,7 @@ function encodeTokenBalance(b: TokenBalance) {
   return { accountIndex: b.accountIndex, mint: b.mint, owner: b.owner, programId: b.programId, uiTokenAmount: uiAmount(b.amount, b.decimals) };
 }
 
-function parseInstruction(programId: string, accounts: string[], data: Uint8Array, decimalsOf: (mint: string) => number, stackHeight: number | null) {
+function parseInstruction(programId: string, accounts: string[], data: Uint8Array, stackHeight: number | null) {
   const buf = Buffer.from(data);
   if ((programId === TOKEN_PROGRAM || programId === TOKEN_2022_PROGRAM) && buf.length > 0) {
     const program = programId === TOKEN_PROGRAM ? 'spl-token' : 'spl-token-2022';
@@ -122,14 +122,12 @@ function parseInstruction(programId: string, accounts: string[], data: Uint8Arra
   if (programId === SYSTEM_PROGRAM && buf.length >= 12 && buf.readUInt32LE(0) === 2 && accounts.length >= 2) {
     return { program: 'system', programId, parsed: { type: 'transfer', info: { source: accounts[0], destination: accounts[1], lamports: Number(buf.readBigUInt64LE(4)) } }, stackHeight };
   }
-  void decimalsOf;
   return { programId, accounts, data: bs58.encode(data), stackHeight };
 }
 
 export interface TransactionEncodingOptions {
   encoding: 'json' | 'jsonParsed' | 'base64' | 'base58';
   maxSupportedTransactionVersion: number | undefined;
-  decimalsOf: (mint: string) => number;
 }
 
 function versionOf(tx: VersionedTransaction): 'legacy' | 0 {
@@ -166,7 +164,6 @@ export function encodeTransaction(record: RecordedTransaction, opts: Transaction
             keyStrings[ix.programIdIndex],
             ix.accountKeyIndexes.map((i) => keyStrings[i]),
             ix.data,
-            opts.decimalsOf,
             null,
           ),
         ),
@@ -199,7 +196,6 @@ export function encodeTransaction(record: RecordedTransaction, opts: Transaction
             keyStrings[ix.programIdIndex],
             ix.accounts.map((i) => keyStrings[i]),
             ix.data,
-            opts.decimalsOf,
             ix.stackHeight,
           )
         : { programIdIndex: ix.programIdIndex, accounts: ix.accounts, data: bs58.encode(ix.data), stackHeight: ix.stackHeight },

@@ -8,13 +8,13 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AccountLayout, ACCOUNT_SIZE, MintLayout, MINT_SIZE } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import type { Logger } from '../../src/log.ts';
 import { encodeAccount, encodeTransaction, uiAmount, type AccountEncoding } from './rpc-encoding.ts';
 import { RpcFailure, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, SLOTS_PER_EPOCH, type DecodedAccount, type SvmLedger } from './svm-ledger.ts';
 import { acceptWebSocket, type WebSocketConnection } from './websocket.ts';
-import { AccountLayout, ACCOUNT_SIZE, MintLayout, MINT_SIZE } from '@solana/spl-token';
 
 const MAX_BODY = 8 * 1024 * 1024;
 const API_VERSION = '2.2.0';
@@ -106,7 +106,7 @@ export function createSolanaRpcMethods(ledger: SvmLedger) {
     getHealth: () => 'ok',
     getVersion: () => ({ 'solana-core': API_VERSION, 'feature-set': 0 }),
     getGenesisHash: () => ledger.genesisHash,
-    getIdentity: () => ({ identity: '11111111111111111111111111111111' }),
+    getIdentity: () => ({ identity: ledger.genesisHash }),
     getSlot: () => ledger.slot(),
     getBlockHeight: () => ledger.blockHeight(),
     getTransactionCount: () => ledger.transactionCount(),
@@ -241,7 +241,7 @@ export function createSolanaRpcMethods(ledger: SvmLedger) {
       if (!r) return null;
       const encoding = (c.encoding ?? 'json') as 'json' | 'jsonParsed' | 'base64' | 'base58';
       if (!['json', 'jsonParsed', 'base64', 'base58'].includes(encoding)) throw invalidParams(`unsupported encoding: ${encoding}`);
-      return encodeTransaction(r, { encoding, maxSupportedTransactionVersion: c.maxSupportedTransactionVersion as number | undefined, decimalsOf });
+      return encodeTransaction(r, { encoding, maxSupportedTransactionVersion: c.maxSupportedTransactionVersion as number | undefined });
     },
   };
   return { methods, signatureStatus };
