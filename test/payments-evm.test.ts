@@ -303,3 +303,19 @@ test('a payment mined after the quote window answers 402 quote_expired (not refu
   assert.equal(r.body.error, 'quote_expired');
   assert.match(r.body.message, /not refunded/);
 });
+
+test('invoice-extract is priced per request and answers the invoice fields once paid (base, PNG scan)', async () => {
+  const { INVOICES, invoiceImage } = await import('./fixtures/invoice-fixtures.ts');
+  const spec = INVOICES[0];
+  const png = Buffer.from(invoiceImage(spec, 'png'));
+  const quote = await callTool(t.baseUrl, '/v1/invoice-extract', png, { 'content-type': 'image/png' });
+  assert.equal(quote.status, 402);
+  assert.equal(quote.body.accepts[0].maxAmountRequired, '25000');
+  const tx = await pay('base', 25_000n, { buyerIndex: 4 });
+  const r = await callTool(t.baseUrl, '/v1/invoice-extract', png, { 'content-type': 'image/png', 'x-payment': xPayment('base', 'exact', { tx_hash: tx }) });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.invoice_number, spec.invoiceNumber);
+  assert.equal(r.body.currency, spec.currency);
+  assert.equal(r.body.amount, spec.total);
+  assert.equal(typeof r.body.confidence.amount, 'number');
+});

@@ -1,0 +1,94 @@
+/**
+ * The exactly-once gate against real PostgreSQL: consumption and ledger row in one
+ * transaction, replay of the stored answer, 409 for another request, and a crashed run
+ * (its lease ran out) taken over by a retry without a second ledger row.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { openDatabase, type Database } from '../src/db/orm.ts';
+import { silentLogger } from '../src/log.ts';
+import { createReceiptGate, net, type LedgerEntry } from '../src/payments/receipt-gate.ts';
+import { AppError } from '../src/http/app-error.ts';
+
+let db: TestDatabase;
+let orm: Database;
+let sql: pg.Client;
+before(async () => {
+  db = await createTestDatabase('gate');
+  orm = await openDatabase({ databaseUrl: db.url, pgliteDir: '', log: silentLogger });
+  sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+});
+after(async () => {
+  await sql?.end();
+  await orm?.close(true);
+  await db?.drop();
+});
+
+const entry = (tx: string, amount = 1_000_000n, takeBps = 300): LedgerEntry => ({
+  network: 'base', tx, payer: '0xpayer', amount, quotedAmount: amount, endpointPath: '/v1/acme/x', sellerId: 7, endpointId: 3, takeBps,
+});
+const rows = async (tx: string) => (await sql.query('select * from payment where tx = $1', [tx])).rows;
+
+test('net = floor(amount x (10000 - take_bps) / 10000); fee = amount - net', () => {
+  assert.equal(net(1_000_000n, 300), 970_000n);
+  assert.equal(net(1_000_000n, 400), 960_000n);
+  assert.equal(net(33n, 300), 32n);
+  assert.equal(net(1n, 400), 0n);
+});
+
+test('consume writes the receipt and the ledger row together; the stored answer replays', async () => {
+  const gate = createReceiptGate(orm, { leaseMs: 60_000 });
+  const first = await gate.consume('base:tx:0x01', 'base', 'fp-a', entry('0x01'));
+  assert.equal(first.kind, 'claimed');
+  const [row] = await rows('0x01');
+  assert.deepEqual([row.amount, row.fee, row.net, row.take_bps], ['1000000', '30000', '970000', 300]);
+  await gate.complete('base:tx:0x01', { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"ok":true}') });
+  const again = await gate.check('base:tx:0x01', 'fp-a');
+  assert.equal(again?.kind, 'replay');
+  if (again?.kind === 'replay') assert.equal(again.answer.body.toString(), '{"ok":true}');
+  await assert.rejects(gate.check('base:tx:0x01', 'fp-other'), (e: unknown) => e instanceof AppError && e.code === 'tx_already_consumed' && e.status === 409);
+  assert.equal((await rows('0x01')).length, 1);
+});
+
+test('a run whose lease ran out (crashed instance) is taken over by a retry, without a second ledger row', async () => {
+  const gate = createReceiptGate(orm, { leaseMs: 200, waitPollMs: 20 });
+  const first = await gate.consume('base:tx:0x02', 'base', 'fp-b', entry('0x02'));
+  assert.equal(first.kind, 'claimed');
+  // The "crashed" run never completes. While its lease holds, a retry waits; after it, takes over.
+  const retried = await gate.check('base:tx:0x02', 'fp-b');
+  assert.equal(retried?.kind, 'claimed');
+  if (retried?.kind === 'claimed') assert.equal(retried.paymentId, first.kind === 'claimed' ? first.paymentId : -1);
+  assert.equal((await rows('0x02')).length, 1);
+});
+
+test('concurrent consumers of one receipt: one claims, the others replay its answer', async () => {
+  const gate = createReceiptGate(orm, { leaseMs: 60_000, waitPollMs: 20 });
+  const outcomes = await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      const o = await gate.consume('base:tx:0x03', 'base', 'fp-c', entry('0x03'));
+      if (o.kind === 'claimed') {
+        await new Promise((r) => setTimeout(r, 100));
+        await gate.complete('base:tx:0x03', { status: 200, headers: {}, body: Buffer.from('done') });
+      }
+      return o.kind;
+    }),
+  );
+  assert.equal(outcomes.filter((k) => k === 'claimed').length, 1);
+  assert.equal(outcomes.filter((k) => k === 'replay').length, 19);
+  assert.equal((await rows('0x03')).length, 1);
+});
+
+test('a reservation released after a failed settlement can be tried again; aliases block the settlement tx', async () => {
+  const gate = createReceiptGate(orm, { leaseMs: 60_000 });
+  assert.equal((await gate.reserve('base:auth:0xa:0x1', 'base', 'fp-d')).kind, 'claimed');
+  await gate.release('base:auth:0xa:0x1');
+  assert.equal((await gate.reserve('base:auth:0xa:0x1', 'base', 'fp-d')).kind, 'claimed');
+  await gate.settle('base:auth:0xa:0x1', entry('0xsettle'), ['base:tx:0xsettle']);
+  await gate.complete('base:auth:0xa:0x1', { status: 200, headers: {}, body: Buffer.from('paid') });
+  const viaAlias = await gate.check('base:tx:0xsettle', 'fp-d');
+  assert.equal(viaAlias?.kind, 'replay');
+  await assert.rejects(gate.check('base:tx:0xsettle', 'fp-e'), (e: unknown) => e instanceof AppError && e.code === 'tx_already_consumed');
+});
