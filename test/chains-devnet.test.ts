@@ -46,8 +46,25 @@ async function eventually(what: string, check: () => boolean | Promise<boolean>,
   }
 }
 
-/** Every process whose parent chain leads to `root` (from /proc). */
+/**
+ * The hardhat nodes among the processes whose parent chain leads to `root` (from /proc).
+ * Filtered by command line: short-lived helpers (hardhat and EDR run e.g. `ldd` while
+ * starting) may show up at any moment and are not what this file is about.
+ */
 async function descendants(root: number): Promise<number[]> {
+  const all = await allDescendants(root);
+  const hardhat: number[] = [];
+  for (const pid of all) {
+    try {
+      if ((await readFile(`/proc/${pid}/cmdline`, 'utf8')).includes('hardhat')) hardhat.push(pid);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return hardhat;
+}
+
+async function allDescendants(root: number): Promise<number[]> {
   const parents = new Map<number, number>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
