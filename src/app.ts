@@ -26,6 +26,8 @@ import type { PaidCallDeps } from './payments/paid-call.ts';
 import { getSessionTokenHandler } from './payments/session-token.handler.ts';
 import { solanaFacilitatorHandler } from './payments/solana-facilitator.handler.ts';
 import { facilitatorChecks } from './health/facilitator-checks.ts';
+import { createLru } from './lib/lru.ts';
+import type { DocumentKind } from './tools/inspect-document.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const VERSION: string = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version;
@@ -71,7 +73,8 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
     getSessionToken: getSessionTokenHandler(adapters),
     solanaFacilitator: solanaFacilitatorHandler(adapters),
   };
-  for (const b of BUILTINS) implemented[b.operationId] = builtinHandler({ paid, pool, limits: config.tools }, b);
+  const inspected = createLru<string, { kind: DocumentKind; pages: number }>(4096);
+  for (const b of BUILTINS) implemented[b.operationId] = builtinHandler({ paid, pool, limits: config.tools, inspected }, b);
 
   const handlers: Record<string, Handler> = {};
   for (const id of contract.operationIds) {

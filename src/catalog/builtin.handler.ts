@@ -6,6 +6,8 @@
 import { requireChains } from '../payments/require-chains.ts';
 import type { Handler } from '../http/server.ts';
 import { readUpload } from '../tools/read-upload.ts';
+import type { DocumentKind } from '../tools/inspect-document.ts';
+import type { Lru } from '../lib/lru.ts';
 import type { ToolPool } from '../tools/tool-pool.ts';
 import { requestFingerprint } from '../payments/fingerprint.ts';
 import { paidCall, type PaidCallDeps } from '../payments/paid-call.ts';
@@ -15,17 +17,24 @@ export interface BuiltinDeps {
   paid: PaidCallDeps | null;
   pool: ToolPool;
   limits: { maxBodyBytes: number; maxPages: number };
+  /** Inspections by request fingerprint: every paid document arrives at least twice (quote, then paid retry). */
+  inspected: Lru<string, { kind: DocumentKind; pages: number }>;
 }
 
 export const builtinHandler =
   (deps: BuiltinDeps, builtin: BuiltinEndpoint): Handler =>
   async (ctx) => {
     const upload = await readUpload(ctx.req, { maxBytes: deps.limits.maxBodyBytes });
-    const doc = await deps.pool.inspect(builtin.tool, upload.bytes, { maxPages: deps.limits.maxPages });
+    const fingerprint = requestFingerprint('POST', builtin.path, upload.contentType, upload.bytes);
+    let doc = deps.inspected.get(fingerprint);
+    if (!doc) {
+      doc = await deps.pool.inspect(builtin.tool, upload.bytes, { maxPages: deps.limits.maxPages });
+      deps.inspected.set(fingerprint, doc);
+    }
     const units = builtin.unit === 'page' ? doc.pages : 1;
     const paid = requireChains(deps.paid);
     return paidCall(paid, ctx, {
-      fingerprint: requestFingerprint('POST', builtin.path, upload.contentType, upload.bytes),
+      fingerprint,
       path: builtin.path,
       description: builtin.description,
       mimeType: builtin.mimeType,

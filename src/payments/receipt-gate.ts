@@ -10,6 +10,7 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Database } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
+import { createLru } from '../lib/lru.ts';
 
 export interface LedgerEntry {
   network: string;
@@ -71,9 +72,12 @@ const consumed = () =>
     hint: 'A transaction authorises exactly one call; pay again for a new request.',
   });
 
-export function createReceiptGate(orm: Database, opts: { leaseMs: number; waitPollMs?: number }): ReceiptGate {
+export function createReceiptGate(orm: Database, opts: { leaseMs: number; waitPollMs?: number; cacheSize?: number }): ReceiptGate {
   const waitPollMs = opts.waitPollMs ?? 100;
   const em = () => orm.em.fork() as unknown as SqlEntityManager;
+  // A finished answer never changes, so replays of recent receipts skip the database.
+  // Only answers this instance stored or read are here; others are found in the database.
+  const finished = createLru<string, { fingerprint: string; answer: StoredAnswer }>(opts.cacheSize ?? 1000);
 
   const load = async (key: string): Promise<ReceiptRow | null> => {
     const rows = await em().execute<ReceiptRow[]>(
@@ -104,11 +108,20 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; waitPo
 
   /** Resolves a receipt that exists: replay, 409, wait for the running call, or take a crashed one over. */
   const resolveExisting = async (key: string, fingerprint: string): Promise<GateOutcome | null> => {
+    const cached = finished.get(key);
+    if (cached) {
+      if (cached.fingerprint !== fingerprint) throw consumed();
+      return { kind: 'replay', answer: cached.answer };
+    }
     for (;;) {
       const row = await load(key);
       if (!row) return null;
       if (row.fingerprint !== fingerprint) throw consumed();
-      if (row.state === 'done') return { kind: 'replay', answer: toAnswer(row) };
+      if (row.state === 'done') {
+        const answer = toAnswer(row);
+        finished.set(key, { fingerprint: row.fingerprint, answer });
+        return { kind: 'replay', answer };
+      }
       if (!row.lease_active) {
         const taken = await takeOver(row.receipt_key);
         if (taken) return { kind: 'claimed', paymentId: taken.payment_id === null ? null : Number(taken.payment_id) };
@@ -184,10 +197,11 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; waitPo
     },
 
     async complete(key, answer) {
-      await em().execute(
-        `update consumed_receipt set state = 'done', response_status = ?, response_headers = ?, response_body = ?, completed_at = now() where receipt_key = ?`,
+      const rows = await em().execute<{ fingerprint: string }[]>(
+        `update consumed_receipt set state = 'done', response_status = ?, response_headers = ?, response_body = ?, completed_at = now() where receipt_key = ? returning fingerprint`,
         [answer.status, JSON.stringify(answer.headers), answer.body, key],
       );
+      if (rows[0]) finished.set(key, { fingerprint: rows[0].fingerprint, answer });
     },
 
     async abandon(key) {
