@@ -1,0 +1,19 @@
+/**
+ * `npm run bench`: every benchmark, each printing its figures and a ratio against a
+ * baseline measured in the same run. `npm run bench -- quote` runs one.
+ */
+const benches: Record<string, () => Promise<{ main: () => Promise<void> }>> = {
+  quote: () => import('./quote.ts'),
+  'pdf-text': () => import('./pdf-text.ts'),
+};
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+for (const name of wanted.length ? wanted : Object.keys(benches)) {
+  const load = benches[name];
+  if (!load) {
+    console.error(`unknown benchmark ${name}; known: ${Object.keys(benches).join(', ')}`);
+    process.exit(2);
+  }
+  console.log(`\n== ${name} ==`);
+  await (await load()).main();
+}
