@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { openDatabase } from '../src/db/orm.ts';
 import { silentLogger } from '../src/log.ts';
 import { migrationsList } from '../src/db/migrations/index.ts';
+import { PaymentSchema } from '../src/db/entities.ts';
 
 let db: TestDatabase;
 before(async () => {
@@ -52,7 +53,7 @@ test('amounts round-trip as bigint beyond 2^53 without loss', async () => {
     `insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, take_bps, fee, net) values ('base', '0xabc', '0xpayer', ?, ?, '/v1/pdf-text', 0, 0, ?)`,
     [big.toString(), big.toString(), big.toString()],
   );
-  const row = await em.findOneOrFail('Payment', { tx: '0xabc' });
+  const row = await em.findOneOrFail(PaymentSchema, { tx: '0xabc' });
   assert.equal((row as { amount: bigint }).amount, big);
   await orm.close(true);
 });

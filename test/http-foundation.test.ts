@@ -28,7 +28,7 @@ test('GET /v1/_health answers 200 with the database check and a request id', asy
   const res = await fetch(`${t.baseUrl}/v1/_health`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
-  const body = await res.json();
+  const body = (await res.json()) as any;
   assert.ok(['ok', 'degraded'].includes(body.status));
   assert.equal(body.version, '1.0.0');
   assert.equal(body.checks.database.ok, true);
@@ -44,7 +44,7 @@ test('an incoming X-Request-Id is echoed back', async () => {
 test('GET /v1/_meta lists the four built-ins with path, seller, price, unit, description, networks', async () => {
   const res = await fetch(`${t.baseUrl}/v1/_meta`);
   assert.equal(res.status, 200);
-  const body = await res.json();
+  const body = (await res.json()) as any;
   const byPath = Object.fromEntries(body.endpoints.map((e: { path: string }) => [e.path, e]));
   assert.deepEqual(Object.keys(byPath).sort(), ['/v1/invoice-extract', '/v1/pdf-json', '/v1/pdf-md', '/v1/pdf-text']);
   assert.deepEqual(
@@ -61,7 +61,7 @@ test('GET /v1/_meta lists the four built-ins with path, seller, price, unit, des
 test('an unknown path answers 404 endpoint_not_found with a request id in the body', async () => {
   const res = await fetch(`${t.baseUrl}/v2/nothing-here`);
   assert.equal(res.status, 404);
-  const body = await res.json();
+  const body = (await res.json()) as any;
   assert.equal(body.error, 'endpoint_not_found');
   assert.equal(body.request_id, res.headers.get('x-request-id'));
 });
@@ -69,7 +69,7 @@ test('an unknown path answers 404 endpoint_not_found with a request id in the bo
 test('invalid JSON answers 400 invalid_json', async () => {
   const res = await post('/v1/_seller/register', '{"wallet": ');
   assert.equal(res.status, 400);
-  assert.equal((await res.json()).error, 'invalid_json');
+  assert.equal(((await res.json()) as any).error, 'invalid_json');
 });
 
 test('atomic_price sent as a string answers 400 invalid_input naming the field', async () => {
@@ -78,7 +78,7 @@ test('atomic_price sent as a string answers 400 invalid_input naming the field',
     JSON.stringify({ path_suffix: 'weather', upstream_url: 'https://example.com/w', atomic_price: '1000', unit: 'call', desc: 'Weather', mode: 'paywall', signature: '0xab', timestamp: 1700000000 }),
   );
   assert.equal(res.status, 400);
-  const body = await res.json();
+  const body = (await res.json()) as any;
   assert.equal(body.error, 'invalid_input');
   assert.ok(body.issues.some((i: { path: string }) => i.path === 'body.atomic_price'), JSON.stringify(body.issues));
 });
@@ -86,7 +86,7 @@ test('atomic_price sent as a string answers 400 invalid_input naming the field',
 test('each missing field is named in issues[]', async () => {
   const res = await post(`/v1/_seller/${WALLET}/endpoints`, JSON.stringify({ path_suffix: 'weather' }));
   assert.equal(res.status, 400);
-  const body = await res.json();
+  const body = (await res.json()) as any;
   assert.equal(body.error, 'invalid_input');
   const paths = body.issues.map((i: { path: string }) => i.path);
   for (const field of ['upstream_url', 'atomic_price', 'unit', 'desc', 'mode']) assert.ok(paths.includes(`body.${field}`), `${field} in ${paths}`);
@@ -95,25 +95,25 @@ test('each missing field is named in issues[]', async () => {
 test('a malformed wallet in the path answers 400 invalid_wallet', async () => {
   const res = await post('/v1/_seller/not-a-wallet/endpoints', JSON.stringify({}));
   assert.equal(res.status, 400);
-  assert.equal((await res.json()).error, 'invalid_wallet');
+  assert.equal(((await res.json()) as any).error, 'invalid_wallet');
 });
 
 test('a non-positive endpoint id answers 400 invalid_id', async () => {
   const res = await fetch(`${t.baseUrl}/v1/_seller/${WALLET}/endpoints/0`, { method: 'DELETE', headers: { 'x-signature': '0xab', 'x-timestamp': '1' } });
   assert.equal(res.status, 400);
-  assert.equal((await res.json()).error, 'invalid_id');
+  assert.equal(((await res.json()) as any).error, 'invalid_id');
 });
 
 test('a slug outside ^[a-z0-9-]{3,32}$ answers 400 invalid_slug_format', async () => {
   const res = await post('/v1/_seller/register', JSON.stringify({ wallet: WALLET, slug: 'Bad_Slug', signature: '0xab', timestamp: 1700000000 }));
   assert.equal(res.status, 400);
-  assert.equal((await res.json()).error, 'invalid_slug_format');
+  assert.equal(((await res.json()) as any).error, 'invalid_slug_format');
 });
 
 test('a register body over 4 KB with Content-Length answers 413 body_too_large', async () => {
   const res = await post('/v1/_seller/register', JSON.stringify({ wallet: WALLET, slug: 'abc', signature: 'x'.repeat(5000), timestamp: 1 }));
   assert.equal(res.status, 413);
-  assert.equal((await res.json()).error, 'body_too_large');
+  assert.equal(((await res.json()) as any).error, 'body_too_large');
 });
 
 test('a chunked add-endpoint body is refused with 413 while it streams, before it ends', async () => {
@@ -138,7 +138,7 @@ test('a chunked add-endpoint body is refused with 413 while it streams, before i
 test('operations whose issue has not landed answer 501 not_implemented and say so', async () => {
   const res = await fetch(`${t.baseUrl}/v1/_session-token`);
   if (res.status === 501) {
-    const body = await res.json();
+    const body = (await res.json()) as any;
     assert.equal(body.error, 'not_implemented');
     assert.match(body.message, /not implemented yet/);
   } else {
@@ -149,5 +149,5 @@ test('operations whose issue has not landed answer 501 not_implemented and say s
 test('a wrong method on a known path answers 405 method_not_allowed', async () => {
   const res = await fetch(`${t.baseUrl}/v1/_meta`, { method: 'DELETE' });
   assert.equal(res.status, 405);
-  assert.equal((await res.json()).error, 'method_not_allowed');
+  assert.equal(((await res.json()) as any).error, 'method_not_allowed');
 });

@@ -94,7 +94,7 @@ test('facilitator: POST /v1/_facilitator/solana co-signs and broadcasts, the sig
   const transaction = await solanaPartiallySignedTransfer({ rpcUrl: sol().rpcUrl, mint: sol().usdcMint, secretKey: secret(2), toOwner: sol().payTo, amount: 15_000n, feePayer: sol().feePayer });
   const res = await fetch(`${t.baseUrl}/v1/_facilitator/solana`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ transaction }) });
   assert.equal(res.status, 200);
-  const body = await res.json();
+  const body = (await res.json()) as any;
   assert.equal(body.network, 'solana');
   assert.equal(body.payer, owner(2));
   const r = await callTool(t.baseUrl, '/v1/pdf-json', pdf, { 'x-payment': receipt(body.signature, 15_000n, 2) });
@@ -110,7 +110,7 @@ test('facilitator refuses a transfer of another mint or to another account, befo
     const transaction = await solanaPartiallySignedTransfer({ rpcUrl: sol().rpcUrl, mint: variant.mint, secretKey: secret(3), toOwner: variant.toOwner, amount: 5_000n, feePayer: sol().feePayer });
     const res = await fetch(`${t.baseUrl}/v1/_facilitator/solana`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ transaction }) });
     assert.equal(res.status, 400);
-    const body = await res.json();
+    const body = (await res.json()) as any;
     assert.equal(body.error, 'invalid_transaction');
     assert.equal(body.reason, variant.reason);
   }

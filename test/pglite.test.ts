@@ -23,9 +23,9 @@ after(async () => {
 test('createApp on PGlite migrates an empty cluster and answers health and meta', async () => {
   const t = await startTestApp(testConfig({ PGLITE_DIR: join(dir, 'in-process') }));
   try {
-    const health = await (await fetch(`${t.baseUrl}/v1/_health`)).json();
+    const health = (await (await fetch(`${t.baseUrl}/v1/_health`)).json()) as any;
     assert.equal(health.checks.database.ok, true);
-    const meta = await (await fetch(`${t.baseUrl}/v1/_meta`)).json();
+    const meta = (await (await fetch(`${t.baseUrl}/v1/_meta`)).json()) as any;
     assert.equal(meta.endpoints.length, 4);
   } finally {
     await t.close();
@@ -53,7 +53,7 @@ test('the real process on PGlite serves /v1/_health and drains an in-flight requ
   try {
     const res = await fetch(`${url}/v1/_health`);
     assert.equal(res.status, 200);
-    assert.equal((await res.json()).checks.database.ok, true);
+    assert.equal(((await res.json()) as any).checks.database.ok, true);
 
     // An upload still streaming when SIGTERM arrives must still get its answer.
     const u = new URL(`${url}/v1/_seller/register`);
