@@ -16,6 +16,7 @@ import { classifyIssues } from './http/classify-issues.ts';
 import { getMetaHandler } from './catalog/meta.ts';
 import { BUILTINS } from './catalog/builtins.ts';
 import { builtinHandler } from './catalog/builtin.handler.ts';
+import { sellerCallHandler } from './catalog/seller-call.handler.ts';
 import { getHealthHandler } from './health/health.handler.ts';
 import { createMetrics, getMetricsHandler } from './metrics/metrics.ts';
 import { createToolPool } from './tools/tool-pool.ts';
@@ -41,10 +42,6 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** Which issue brings each operation that is still answered with 501. */
-const LANDS_WITH: Record<string, string> = {
-  callSellerEndpoint: 'the seller marketplace issue',
-};
 
 export async function createApp(config: Config, log: Logger): Promise<App> {
   const contract = await loadContract(`${root}openapi.yaml`);
@@ -72,6 +69,7 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
     getMetrics: getMetricsHandler(metrics),
     getSessionToken: getSessionTokenHandler(adapters),
     solanaFacilitator: solanaFacilitatorHandler(adapters),
+    callSellerEndpoint: sellerCallHandler(orm),
   };
   const inspected = createLru<string, { kind: DocumentKind; pages: number }>(4096);
   for (const b of BUILTINS) implemented[b.operationId] = builtinHandler({ paid, pool, limits: config.tools, inspected }, b);
@@ -81,7 +79,7 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
     handlers[id] =
       implemented[id] ??
       (async () => {
-        throw notImplemented(id, LANDS_WITH[id] ?? 'the seller and API-key issues');
+        throw notImplemented(id, 'the seller and API-key issues');
       });
   }
 

@@ -136,18 +136,37 @@ test('a chunked add-endpoint body is refused with 413 while it streams, before i
 });
 
 test('operations whose issue has not landed answer 501 not_implemented and say so', async () => {
-  const res = await fetch(`${t.baseUrl}/v1/_session-token`);
-  if (res.status === 501) {
-    const body = (await res.json()) as any;
-    assert.equal(body.error, 'not_implemented');
-    assert.match(body.message, /not implemented yet/);
-  } else {
-    assert.equal(res.status, 200);
-  }
+  const res = await fetch(`${t.baseUrl}/v1/keys`);
+  assert.equal(res.status, 501);
+  const body = (await res.json()) as any;
+  assert.equal(body.error, 'not_implemented');
+  assert.match(body.message, /listApiKeys is part of the contract but not implemented yet/);
+});
+
+test('without chain configuration a paid call answers 503 service_unavailable instead of an unpayable quote', async () => {
+  const { makePdf } = await import('./helpers/paid.ts');
+  const res = await fetch(`${t.baseUrl}/v1/pdf-text`, { method: 'POST', headers: { 'content-type': 'application/pdf' }, body: new Uint8Array(await makePdf(1, 'no-chains')) });
+  assert.equal(res.status, 503);
+  assert.equal(res.headers.get('retry-after'), '30');
+  assert.equal(((await res.json()) as any).error, 'service_unavailable');
 });
 
 test('a wrong method on a known path answers 405 method_not_allowed', async () => {
   const res = await fetch(`${t.baseUrl}/v1/_meta`, { method: 'DELETE' });
   assert.equal(res.status, 405);
   assert.equal(((await res.json()) as any).error, 'method_not_allowed');
+});
+
+test('a seller path absent from the catalog answers 404 endpoint_not_found; a suspended one 410 endpoint_suspended', async () => {
+  const res = await post('/v1/nobody-here/some-path', '{}');
+  assert.equal(res.status, 404);
+  assert.equal(((await res.json()) as any).error, 'endpoint_not_found');
+  const { default: pg } = await import('pg');
+  const sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+  await sql.query(`insert into seller_endpoint (seller_id, slug, path_suffix, upstream_url, atomic_price, unit, "desc", mode, status) values (1, 'acme', 'weather', 'https://acme.example/w', 1000, 'call', 'Weather', 'proxy', 'suspended')`);
+  await sql.end();
+  const gone = await post('/v1/acme/weather', '{}');
+  assert.equal(gone.status, 410);
+  assert.equal(((await gone.json()) as any).error, 'endpoint_suspended');
 });

@@ -1639,6 +1639,11 @@ export interface components {
       /** @enum {string} */
       error: "rate_limited";
     };
+    /** @description The error body with `error` not_implemented. */
+    NotImplementedError: components["schemas"]["Error"] & {
+      /** @enum {string} */
+      error: "not_implemented";
+    };
     /** @description The error body with `error` internal_error. */
     InternalError: components["schemas"]["Error"] & {
       /** @enum {string} */
@@ -1975,6 +1980,15 @@ export interface components {
         "application/json": components["schemas"]["RateLimitedError"];
       };
     };
+    /** @description The operation is part of the contract but its capability has not been released on this deployment yet; the message names it. Clients should treat it like 503 and not retry at once. */
+    NotImplemented: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["NotImplementedError"];
+      };
+    };
     /** @description An unexpected failure. `request_id` identifies it in the service's logs. */
     InternalError: {
       headers: {
@@ -2165,6 +2179,7 @@ export type SchemaEndpointSuspendedError = components['schemas']['EndpointSuspen
 export type SchemaUpstream5xxError = components['schemas']['Upstream5xxError'];
 export type SchemaUpstreamTimeoutError = components['schemas']['UpstreamTimeoutError'];
 export type SchemaRateLimitedError = components['schemas']['RateLimitedError'];
+export type SchemaNotImplementedError = components['schemas']['NotImplementedError'];
 export type SchemaInternalError = components['schemas']['InternalError'];
 export type SchemaInvalidSignatureError = components['schemas']['InvalidSignatureError'];
 export type SchemaSignatureAlreadyUsedError = components['schemas']['SignatureAlreadyUsedError'];
@@ -2211,6 +2226,7 @@ export type ResponseSellerReadBadRequest = components['responses']['SellerReadBa
 export type ResponseSellerReadUnauthorized = components['responses']['SellerReadUnauthorized'];
 export type ResponseSellerWriteUnauthorized = components['responses']['SellerWriteUnauthorized'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
+export type ResponseNotImplemented = components['responses']['NotImplemented'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ParameterXPayment = components['parameters']['XPayment'];
 export type ParameterXSessionToken = components['parameters']['XSessionToken'];
@@ -2492,6 +2508,7 @@ export interface operations {
       413: components["responses"]["BodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
       /**
        * @description Proxy mode: the upstream still answered 5xx after the payment was settled and the
        *     retries (up to 60 s). Not refundable; `X-Service-Tx` carries the payment's
@@ -2645,6 +2662,7 @@ export interface operations {
       403: components["responses"]["InsufficientScope"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   issueApiKey: {
@@ -2692,6 +2710,7 @@ export interface operations {
       413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   revokeApiKey: {
@@ -2758,6 +2777,7 @@ export interface operations {
       409: components["responses"]["SignatureAlreadyUsed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   getAccount: {
@@ -2816,6 +2836,7 @@ export interface operations {
       403: components["responses"]["InsufficientScope"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   registerSeller: {
@@ -2862,6 +2883,7 @@ export interface operations {
       413: components["responses"]["SellerBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   listSellerEndpoints: {
@@ -2906,6 +2928,7 @@ export interface operations {
       404: components["responses"]["SellerNotFound"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   addSellerEndpoint: {
@@ -2959,6 +2982,7 @@ export interface operations {
       413: components["responses"]["SellerBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   deleteSellerEndpoint: {
@@ -3021,6 +3045,7 @@ export interface operations {
       409: components["responses"]["SignatureAlreadyUsed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   updateSellerEndpoint: {
@@ -3072,6 +3097,7 @@ export interface operations {
       413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   resumeSeller: {
@@ -3117,6 +3143,7 @@ export interface operations {
       413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   getSellerStats: {
@@ -3166,6 +3193,7 @@ export interface operations {
       404: components["responses"]["SellerNotFound"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   getSellerErrors: {
@@ -3215,6 +3243,7 @@ export interface operations {
       404: components["responses"]["SellerNotFound"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   requestPayout: {
@@ -3269,6 +3298,7 @@ export interface operations {
       413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
+      501: components["responses"]["NotImplemented"];
     };
   };
   solanaFacilitator: {
