@@ -83,6 +83,17 @@ describe('tool pool', () => {
     assert.equal(pool.stats().workers, 2);
   });
 
+  it('inspects a large PDF in its own worker lane, leaving the caller its bytes', async () => {
+    const { bytes } = textPdf({ pages: 2000, linesPerPage: 5 });
+    assert.ok(bytes.length > 1024 * 1024);
+    assert.deepEqual(await pool.inspect('pdf-md', bytes, { maxPages: 2000 }), { kind: 'pdf', pages: 2000 });
+    assert.ok(logged.lines.some((l) => l.msg === 'tool job finished' && l.lane === 'inspect'));
+    await assert.rejects(pool.inspect('pdf-md', bytes, { maxPages: 100 }), isAppError('body_too_large', 413));
+    await assert.rejects(pool.inspect('pdf-md', bytes.subarray(0, bytes.length - 5000), { maxPages: 2000 }), isAppError('invalid_document', 422));
+    assert.equal((await pool.run('pdf-text', bytes)).pages, 2000, 'the same bytes still run after inspection');
+    assert.deepEqual(await pool.inspect('pdf-md', await onePagePdf(), { maxPages: 2000 }), { kind: 'pdf', pages: 1 }, 'small documents inline');
+  });
+
   it('rejects new work after close', async () => {
     const other = createToolPool({ workers: 1, jobTimeoutMs: 10_000, jobMemoryMb: 256, log: logged.log });
     await other.close();

@@ -61,23 +61,67 @@ async function rowsFromPdf(bytes: Uint8Array, deps: RunToolDeps): Promise<Invoic
   }
 }
 
-export async function invoiceExtract(bytes: Uint8Array, kind: DocumentKind, deps: RunToolDeps): Promise<InvoiceResult> {
-  if (kind === 'pdf') {
-    const rows = await rowsFromPdf(bytes, deps);
-    if (rows.length) return extractInvoiceFields(rows, { textConfidence: 1 });
-    throw new AppError('invalid_document', 422, 'the PDF has no text layer (a scan): send the invoice as a PNG or JPEG image for OCR', {
-      hint: 'export the scanned page as an image',
-    });
+/** Scanned PDFs (no text layer) are rendered at this resolution for OCR. */
+const SCAN_DPI = 200;
+/** OCR costs seconds per page: a scanned invoice is read up to this many pages. */
+const MAX_SCANNED_PAGES = 3;
+
+/** Renders the first pages of a PDF without a text layer to PNG, for OCR. */
+async function renderPages(bytes: Uint8Array): Promise<Uint8Array[]> {
+  const doc = await openPdf(bytes, { withImages: true });
+  try {
+    const images: Uint8Array[] = [];
+    for (let n = 1; n <= Math.min(doc.numPages, MAX_SCANNED_PAGES); n++) {
+      const page = await doc.getPage(n);
+      try {
+        const viewport = page.getViewport({ scale: SCAN_DPI / 72 });
+        // pdf.js's Node canvas factory is backed by @napi-rs/canvas.
+        const factory = (doc as unknown as { canvasFactory: { create(w: number, h: number): { canvas: { toBuffer(mime: string): Buffer }; context: unknown } } }).canvasFactory;
+        const { canvas, context } = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
+        await page.render({ canvasContext: context, viewport, background: 'white' } as unknown as Parameters<typeof page.render>[0]).promise;
+        images.push(canvas.toBuffer('image/png'));
+      } finally {
+        page.cleanup();
+      }
+    }
+    return images;
+  } finally {
+    await doc.destroy();
   }
+}
+
+async function rowsFromImage(image: Uint8Array, deps: RunToolDeps, offset: number): Promise<{ rows: InvoiceRow[]; confidence: number; height: number }> {
   let page;
   try {
-    page = await deps.ocr().recognize(bytes);
+    page = await deps.ocr().recognize(image);
   } catch (error) {
     throw new AppError('invalid_document', 422, `the image could not be decoded: ${(error as Error)?.message ?? error}`);
   }
-  deps.onProgress?.(1, 1);
-  const runs: TextRun[] = page.runs;
+  const runs: TextRun[] = page.runs.map((r) => ({ ...r, baseline: r.baseline + offset, top: r.top + offset, bottom: r.bottom + offset }));
   // OCR baselines wobble more than a text layer's: a looser row tolerance.
-  const rows = fragmentsToRows(buildFragments(runs, 1.0), () => false, 0.55);
-  return extractInvoiceFields(rows, { textConfidence: page.confidence });
+  return { rows: fragmentsToRows(buildFragments(runs, 1.0), () => false, 0.55), confidence: page.confidence, height: page.height };
+}
+
+export async function invoiceExtract(bytes: Uint8Array, kind: DocumentKind, deps: RunToolDeps): Promise<InvoiceResult> {
+  if (kind === 'pdf') {
+    // pdf.js detaches what it parses; a scan needs the bytes a second time to render.
+    const rows = await rowsFromPdf(new Uint8Array(bytes), deps);
+    if (rows.length) return extractInvoiceFields(rows, { textConfidence: 1 });
+    const images = await renderPages(bytes);
+    const all: InvoiceRow[] = [];
+    const confidences: number[] = [];
+    let offset = 0;
+    for (const [i, image] of images.entries()) {
+      const { rows: pageRows, confidence, height } = await rowsFromImage(image, deps, offset);
+      all.push(...pageRows);
+      if (pageRows.length) confidences.push(confidence);
+      offset += height + 1000;
+      deps.onProgress?.(i + 1, images.length);
+    }
+    const mean = confidences.length ? confidences.reduce((a, b) => a + b, 0) / confidences.length : 0;
+    return extractInvoiceFields(all, { textConfidence: mean });
+  }
+  const { rows, confidence } = await rowsFromImage(bytes, deps, 0);
+  deps.onProgress?.(1, 1);
+  return extractInvoiceFields(rows, { textConfidence: confidence });
 }

@@ -18,6 +18,7 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../http/app-error.ts';
 import type { Logger } from '../log.ts';
+import { inspectDocument, type DocumentKind } from './inspect-document.ts';
 import type { ToolName, ToolResultMap } from './tool-types.ts';
 import type { SerializedError, WorkerMessage, WorkerRequest } from './tool-worker.ts';
 
@@ -31,23 +32,38 @@ export interface ToolPoolOptions {
   maxQueue?: number;
   /** Worker entry point; tests swap in one that misbehaves on purpose. */
   workerUrl?: URL;
+  /** Threads reserved for inspect(), so quotes never wait behind conversions. Default 1. */
+  inspectWorkers?: number;
+  /** Documents up to this size are inspected on the calling thread (it takes a few ms). Default 1 MB. */
+  inlineInspectBytes?: number;
 }
 
 export interface ToolPoolStats {
   workers: number;
   busy: number;
   queued: number;
+  inspectWorkers: number;
 }
 
 export interface ToolPool {
   /** meta.timeoutMs overrides jobTimeoutMs for this one job. */
   run<T extends ToolName>(tool: T, bytes: Uint8Array, meta?: { requestId?: string; timeoutMs?: number }): Promise<ToolResultMap[T]>;
+  /**
+   * inspectDocument off the event loop: on a 50 MB, 2,000-page PDF parsing the page tree
+   * blocks a thread for about 100 ms, which the HTTP thread should not pay per quote. Small
+   * documents are inspected inline. The caller keeps its bytes (they are copied).
+   */
+  inspect(tool: ToolName, bytes: Uint8Array, opts: { maxPages: number }): Promise<{ kind: DocumentKind; pages: number }>;
   stats(): ToolPoolStats;
   close(): Promise<void>;
 }
 
+type Lane = 'tools' | 'inspect';
+
 interface Job {
   id: number;
+  lane: Lane;
+  maxPages?: number;
   tool: ToolName;
   bytes: Uint8Array;
   requestId?: string;
@@ -59,6 +75,7 @@ interface Job {
 }
 
 interface Slot {
+  lane: Lane;
   worker: Worker;
   ready: boolean;
   job: Job | null;
@@ -86,14 +103,17 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
   const size = opts.workers > 0 ? opts.workers : os.availableParallelism();
   const log = opts.log.child({ component: 'tool-pool' });
   const workerUrl = opts.workerUrl ?? DEFAULT_WORKER_URL;
+  const inspectSize = opts.inspectWorkers ?? 1;
+  const inlineInspectBytes = opts.inlineInspectBytes ?? 1024 * 1024;
   const slots: Slot[] = [];
-  const queue: Job[] = [];
+  const queues: Record<Lane, Job[]> = { tools: [], inspect: [] };
+  const queue = queues.tools;
   let nextJobId = 1;
   let closed = false;
   let startFailures = 0;
   const idleWaiters: (() => void)[] = [];
 
-  const spawn = (): void => {
+  const spawn = (lane: Lane): void => {
     if (closed) return;
     const worker = new Worker(workerUrl, {
       // tool-worker.mjs registers tsx itself; inherited flags (--test, --import tsx) would double up.
@@ -101,7 +121,7 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
       resourceLimits: { maxOldGenerationSizeMb: opts.jobMemoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(opts.jobMemoryMb / 8))) },
       name: 'paycall-tool',
     });
-    const slot: Slot = { worker, ready: false, job: null, timer: null, dead: false };
+    const slot: Slot = { lane, worker, ready: false, job: null, timer: null, dead: false };
     slots.push(slot);
     worker.on('message', (msg: WorkerMessage) => onMessage(slot, msg));
     worker.on('error', (error: Error & { code?: string }) => retire(slot, error));
@@ -135,9 +155,9 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
     }
     if (startFailures >= 3) {
       // A worker that cannot start will not start on retry either; fail what waits, retry slowly.
-      for (const waiting of queue.splice(0)) waiting.reject(new AppError('internal_error', 500, 'document workers cannot start'));
-      setTimeout(spawn, Math.min(30_000, 1000 * 2 ** (startFailures - 3))).unref();
-    } else spawn();
+      for (const waiting of queues[slot.lane].splice(0)) waiting.reject(new AppError('internal_error', 500, 'document workers cannot start'));
+      setTimeout(() => spawn(slot.lane), Math.min(30_000, 1000 * 2 ** (startFailures - 3))).unref();
+    } else spawn(slot.lane);
   };
 
   const onMessage = (slot: Slot, msg: WorkerMessage): void => {
@@ -158,7 +178,7 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
     slot.job = null;
     const ms = Date.now() - job.startedAt;
     if (msg.type === 'done') {
-      log.info('tool job finished', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, queueMs: job.startedAt - job.enqueuedAt, pages: msg.pages });
+      log.info('tool job finished', { jobId: job.id, lane: job.lane, tool: job.tool, requestId: job.requestId, ms, queueMs: job.startedAt - job.enqueuedAt, pages: msg.pages });
       job.resolve(msg.result);
     } else {
       const error = toError(msg.error);
@@ -172,15 +192,32 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
 
   const dispatch = (): void => {
     for (const slot of slots) {
-      if (!queue.length) return;
+      const waiting = queues[slot.lane];
+      if (!waiting.length) continue;
       if (!slot.ready || slot.job || slot.dead) continue;
-      const job = queue.shift()!;
+      const job = waiting.shift()!;
       slot.job = job;
       job.startedAt = Date.now();
-      log.info('tool job started', { jobId: job.id, tool: job.tool, requestId: job.requestId, bytes: job.bytes.byteLength, queueMs: job.startedAt - job.enqueuedAt });
-      const bytes = transferable(job.bytes);
+      log.info('tool job started', { jobId: job.id, lane: job.lane, tool: job.tool, requestId: job.requestId, bytes: job.bytes.byteLength, queueMs: job.startedAt - job.enqueuedAt });
+      const post = (bytes: Uint8Array) => {
+        const request: WorkerRequest = job.lane === 'inspect' ? { type: 'inspect', jobId: job.id, tool: job.tool, bytes, maxPages: job.maxPages ?? Infinity } : { type: 'run', jobId: job.id, tool: job.tool, bytes };
+        slot.worker.postMessage(request, [bytes.buffer as ArrayBuffer]);
+      };
+      try {
+        try {
+          post(transferable(job.bytes));
+        } catch (error) {
+          // Memory owned by native code (a Buffer from an addon) cannot move between threads: send a copy.
+          if ((error as Error)?.name !== 'DataCloneError') throw error;
+          post(new Uint8Array(job.bytes));
+        }
+      } catch (error) {
+        slot.job = null;
+        log.error('tool job could not be sent to a worker', { jobId: job.id, tool: job.tool, requestId: job.requestId, error });
+        job.reject(error);
+        continue;
+      }
       job.bytes = new Uint8Array(0);
-      slot.worker.postMessage({ type: 'run', jobId: job.id, tool: job.tool, bytes } satisfies WorkerRequest, [bytes.buffer as ArrayBuffer]);
       slot.timer = setTimeout(() => {
         if (slot.job !== job) return;
         slot.job = null;
@@ -192,11 +229,12 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
   };
 
   const settleIdle = (): void => {
-    if (slots.some((s) => s.job) || queue.length) return;
+    if (slots.some((s) => s.job) || queues.tools.length || queues.inspect.length) return;
     for (const w of idleWaiters.splice(0)) w();
   };
 
-  for (let i = 0; i < size; i++) spawn();
+  for (let i = 0; i < size; i++) spawn('tools');
+  for (let i = 0; i < inspectSize; i++) spawn('inspect');
   log.info('tool pool started', { workers: size, jobTimeoutMs: opts.jobTimeoutMs, jobMemoryMb: opts.jobMemoryMb });
 
   return {
@@ -207,15 +245,29 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
       }
       return new Promise<ToolResultMap[T]>((resolve, reject) => {
         const now = Date.now();
-        queue.push({ id: nextJobId++, tool, bytes, requestId: meta.requestId, timeoutMs: meta.timeoutMs ?? opts.jobTimeoutMs, enqueuedAt: now, startedAt: now, resolve: resolve as (v: unknown) => void, reject });
+        queue.push({ id: nextJobId++, lane: 'tools', tool, bytes, requestId: meta.requestId, timeoutMs: meta.timeoutMs ?? opts.jobTimeoutMs, enqueuedAt: now, startedAt: now, resolve: resolve as (v: unknown) => void, reject });
         dispatch();
       });
     },
-    stats: () => ({ workers: slots.length, busy: slots.filter((s) => s.job).length, queued: queue.length }),
+    async inspect(tool, bytes, inspectOpts) {
+      if (closed || inspectSize === 0 || bytes.byteLength <= inlineInspectBytes) return inspectDocument(tool, bytes, inspectOpts);
+      return new Promise((resolve, reject) => {
+        const now = Date.now();
+        // A copy: the caller still needs its bytes to run the tool after payment.
+        queues.inspect.push({ id: nextJobId++, lane: 'inspect', maxPages: inspectOpts.maxPages, tool, bytes: new Uint8Array(bytes), timeoutMs: opts.jobTimeoutMs, enqueuedAt: now, startedAt: now, resolve: resolve as (v: unknown) => void, reject });
+        dispatch();
+      });
+    },
+    stats: () => ({
+      workers: slots.filter((s) => s.lane === 'tools').length,
+      busy: slots.filter((s) => s.lane === 'tools' && s.job).length,
+      queued: queue.length,
+      inspectWorkers: slots.filter((s) => s.lane === 'inspect').length,
+    }),
     async close() {
       if (closed) return;
       closed = true;
-      for (const job of queue.splice(0)) job.reject(new AppError('service_unavailable', 503, 'the document tools are shutting down'));
+      for (const job of [...queues.tools.splice(0), ...queues.inspect.splice(0)]) job.reject(new AppError('service_unavailable', 503, 'the document tools are shutting down'));
       // Running jobs finish (each is bounded by its time limit), then the threads go.
       if (slots.some((s) => s.job)) await new Promise<void>((resolve) => idleWaiters.push(resolve));
       await Promise.all(

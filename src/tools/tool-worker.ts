@@ -6,11 +6,12 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { isAppError } from '../http/app-error.ts';
+import { inspectDocument } from './inspect-document.ts';
 import { createOcrEngine } from './invoice/ocr-engine.ts';
 import { runTool } from './run-tool.ts';
 import type { ToolName } from './tool-types.ts';
 
-export type WorkerRequest = { type: 'run'; jobId: number; tool: ToolName; bytes: Uint8Array } | { type: 'crash-for-test' };
+export type WorkerRequest = { type: 'run'; jobId: number; tool: ToolName; bytes: Uint8Array } | { type: 'inspect'; jobId: number; tool: ToolName; bytes: Uint8Array; maxPages: number };
 
 export type SerializedError = { app: true; code: string; status: number; message: string; hint?: string } | { app: false; message: string; stack?: string };
 
@@ -34,14 +35,15 @@ function main(): void {
   if (!port) throw new Error('tool-worker must run in a worker thread');
   const ocr = createOcrEngine();
   port.on('message', async (msg: WorkerRequest) => {
-    if (msg.type === 'crash-for-test') {
-      // Lets tests check that a dead worker is replaced; an uncaught throw kills the thread.
-      setImmediate(() => {
-        throw new Error('worker crashed on request');
-      });
+    const { jobId, tool, bytes } = msg;
+    if (msg.type === 'inspect') {
+      try {
+        port.postMessage({ type: 'done', jobId, result: await inspectDocument(tool, bytes, { maxPages: msg.maxPages }), pages: null } satisfies WorkerMessage);
+      } catch (error) {
+        port.postMessage({ type: 'failed', jobId, error: serialize(error) } satisfies WorkerMessage);
+      }
       return;
     }
-    const { jobId, tool, bytes } = msg;
     let lastProgress = 0;
     let pages: number | null = null;
     try {

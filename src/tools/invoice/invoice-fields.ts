@@ -73,7 +73,8 @@ function valueNear(rows: InvoiceRow[], i: number, pattern: RegExp, accept: (text
 // ---------------------------------------------------------------------------------------
 // Invoice number
 
-const NUMBER_LABEL = /\b(invoice|inv|bill|rechnung|facture|receipt)\s*(no\b\.?|number|num\b\.?|nr\b\.?|n[°º]|#|id\b)\s*[:.]?|\binvoice\s*:|\b(rechnungsnummer|invoice#)/i;
+// "Invoice [iIlH]:" is how OCR often reads "Invoice #:" on a low-resolution scan.
+const NUMBER_LABEL = /\b(invoice|inv|bill|rechnung|facture|receipt)\s*(no\b\.?|number|num\b\.?|nr\b\.?|n[°º]|#|id\b)\s*[:.]?|\binvoice\s*[iIlH]?\s*:|\b(rechnungsnummer|invoice#)/i;
 const looksLikeId = (t: string) => /^[A-Z0-9][A-Z0-9\-/_.]*$/i.test(t) && /\d/.test(t) && t.length <= 32;
 
 function findInvoiceNumber(rows: InvoiceRow[]): { value: string; confidence: number } | null {
