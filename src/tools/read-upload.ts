@@ -76,7 +76,7 @@ function readMultipart(req: IncomingMessage, maxBytes: number): Promise<Upload> 
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 20, fieldSize: 64 * 1024, parts: 30 } });
+      parser = busboy({ headers: req.headers, limits: { files: 10, fileSize: maxBytes, fields: 20, fieldSize: 64 * 1024, parts: 30 } });
     } catch (error) {
       reject(new AppError('invalid_input', 400, `malformed multipart/form-data: ${(error as Error).message}`));
       return;
