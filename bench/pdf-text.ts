@@ -4,7 +4,7 @@
  * ratio (pool / pdftotext), for one document at a time (latency) and for as many
  * documents at once as there are cores (throughput).
  *
- *   npx tsx bench/pdf-text.ts [pages] [rounds]
+ *   npx tsx bench/pdf-text.ts [pages] [rounds]      (or: npm run bench -- pdf-text)
  *
  * pdftotext comes from Debian's poppler-utils; when it is missing and we are root, the
  * benchmark installs it with apt-get.
@@ -54,7 +54,7 @@ export interface BenchResult {
   pdftotextThroughputPagesPerSecond: number | null;
 }
 
-export async function main(pages = 200, rounds = 5): Promise<BenchResult> {
+export async function runPdfTextBench(pages = 200, rounds = 5): Promise<BenchResult> {
   const cores = os.availableParallelism();
   const { bytes } = textPdf({ pages });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'paycall-bench-'));
@@ -109,7 +109,12 @@ export async function main(pages = 200, rounds = 5): Promise<BenchResult> {
   }
 }
 
+/** Entry point for `npm run bench` and for running this file directly. */
+export async function main(): Promise<void> {
+  await runPdfTextBench();
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const [pages, rounds] = process.argv.slice(2).map(Number);
-  await main(pages || undefined, rounds || undefined);
+  await runPdfTextBench(pages || undefined, rounds || undefined);
 }
