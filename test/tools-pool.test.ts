@@ -101,6 +101,21 @@ describe('tool pool', () => {
   });
 });
 
+describe('tool pool with a small memory limit', () => {
+  it('answers 422 document_too_complex when a job outgrows the limit, and replaces the worker', async () => {
+    const { log, lines } = memoryLogger();
+    const pool = createToolPool({ workers: 1, jobTimeoutMs: 120_000, jobMemoryMb: 48, log, inspectWorkers: 0 });
+    try {
+      // pdf-md keeps every page's layout until the heading levels are known: large for 2,000 pages.
+      await assert.rejects(pool.run('pdf-md', textPdf({ pages: 2000 }).bytes), isAppError('document_too_complex', 422));
+      assert.ok(lines.some((l) => l.msg === 'tool job exceeded the memory limit'));
+      assert.equal((await pool.run('pdf-text', await onePagePdf('small is fine'))).text, 'small is fine');
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('tool pool with a worker that crashes', () => {
   it('answers 500 for the job that was running, replaces the worker and runs the next job', async () => {
     const { log, lines } = memoryLogger();
