@@ -309,9 +309,25 @@ export function readingOrder<T extends Box & { text?: string }>(items: T[]): T[]
     }
     const yGaps = gapsOf(set.map((f) => [coreTop(f), coreBottom(f)]));
     if (yGaps.length) {
-      const mid = (yGaps[0].start + yGaps[0].end) / 2;
-      cut(set.filter((f) => coreBottom(f) <= mid));
-      cut(set.filter((f) => coreTop(f) >= mid));
+      // Cut at every gap about as wide as the widest at once: a column of evenly spaced
+      // lines becomes bands in one step instead of one recursion level per line.
+      const widest = yGaps[0].end - yGaps[0].start;
+      const cuts = yGaps
+        .filter((g) => g.end - g.start >= widest * 0.9)
+        .map((g) => (g.start + g.end) / 2)
+        .sort((a, b) => a - b);
+      const sorted = [...set].sort((a, b) => coreTop(a) - coreTop(b));
+      let band: T[] = [];
+      let next = 0;
+      for (const f of sorted) {
+        while (next < cuts.length && coreTop(f) >= cuts[next]) {
+          if (band.length) cut(band);
+          band = [];
+          next++;
+        }
+        band.push(f);
+      }
+      cut(band);
       return;
     }
     if (xGaps.length) {
