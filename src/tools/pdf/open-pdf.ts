@@ -63,9 +63,10 @@ const mapOpenError = (error: unknown): AppError => {
 /**
  * pdf.js parses in a "fake worker" on this thread when it runs in Node. Handing it the
  * worker module up front (its documented globalThis.pdfjsWorker hook) saves a dynamic
- * import of 2 MB on the first document.
+ * import of 2 MB on the first document. Call it at startup so the first quote does not pay
+ * for loading it (seconds under tsx).
  */
-async function ensureParserLoaded(): Promise<void> {
+export async function preloadPdfParser(): Promise<void> {
   const g = globalThis as { pdfjsWorker?: unknown };
   if (g.pdfjsWorker) return;
   // @ts-expect-error -- the worker bundle ships without type declarations.
@@ -74,7 +75,7 @@ async function ensureParserLoaded(): Promise<void> {
 
 export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): Promise<PDFDocumentProxy> {
   assertPdfShape(bytes);
-  await ensureParserLoaded();
+  await preloadPdfParser();
   // pdf.js refuses Node Buffers; a plain view over the same memory is enough.
   const data = options.copy ? new Uint8Array(bytes) : Buffer.isBuffer(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes;
   const task = pdfjs.getDocument({
