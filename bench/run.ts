@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark, each printing its figures and a ratio against a
  * baseline measured in the same run. `npm run bench -- quote` runs one.
  */
-const benches: Record<string, () => Promise<{ main: () => Promise<void> }>> = {
+const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> = {
   quote: () => import('./quote.ts'),
   'pdf-text': () => import('./pdf-text.ts'),
 };

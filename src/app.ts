@@ -20,6 +20,7 @@ import { sellerCallHandler } from './catalog/seller-call.handler.ts';
 import { getHealthHandler } from './health/health.handler.ts';
 import { createMetrics, getMetricsHandler } from './metrics/metrics.ts';
 import { createToolPool } from './tools/tool-pool.ts';
+import { preloadPdfParser } from './tools/pdf/open-pdf.ts';
 import { createChainAdapters } from './chains/create-chain-adapters.ts';
 import { createQuoteStore } from './payments/quote-store.ts';
 import { createReceiptGate } from './payments/receipt-gate.ts';
@@ -47,6 +48,8 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
   const contract = await loadContract(`${root}openapi.yaml`);
   const orm = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, log });
   const metrics = createMetrics();
+  // Small documents are inspected on this thread; load pdf.js now, not on the first quote.
+  await preloadPdfParser();
   const pool = createToolPool({ workers: config.tools.workers, jobTimeoutMs: config.tools.jobTimeoutMs, jobMemoryMb: config.tools.jobMemoryMb, log: log.child({ component: 'tools' }) });
   const adapters = config.chains ? createChainAdapters(config.chains, log.child({ component: 'chains' })) : null;
   const quotes = createQuoteStore(orm, log);
