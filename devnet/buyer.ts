@@ -16,6 +16,7 @@ import { Connection, Keypair, PublicKey, Transaction, type TransactionInstructio
 import bs58 from 'bs58';
 import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseAbi, toHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../src/chains/usdc-abi.ts';
 
 const erc20Abi = parseAbi([
   'function transfer(address to, uint256 value) returns (bool)',
@@ -115,16 +116,7 @@ export async function signEip3009Authorization(input: {
   };
   const signature = await account.signTypedData({
     domain: { name: input.name ?? 'USD Coin', version: input.version ?? '2', chainId: input.chainId, verifyingContract: getAddress(input.usdc) },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message,
   });

@@ -5,37 +5,27 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { createPublicClient, http, toHex } from 'viem';
 import { randomBytes } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
-import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
-import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts';
-import { callTool, decodePaymentResponse, makePdf, recordingLogger, sessionToken, xPayment, type RecordingLogger } from './helpers/paid.ts';
+import type { TestDatabase } from './helpers/db.ts';
+import { startServiceProcess } from './helpers/app.ts';
+import type { TestDevnet } from './helpers/devnet.ts';
+import { callTool, decodePaymentResponse, makePdf, sessionToken, startPaidTestEnv, xPayment, type PaidTestEnv, type RecordingLogger } from './helpers/paid.ts';
 import { evmRevertedTransfer, evmTransferToken, evmTransferUsdc, signEip3009Authorization } from '../devnet/buyer.ts';
 
+let env: PaidTestEnv;
 let devnet: TestDevnet;
 let db: TestDatabase;
-let t: TestApp;
+let t: PaidTestEnv['t'];
 let rec: RecordingLogger;
 let sql: pg.Client;
 
 before(async () => {
-  devnet = await startTestDevnet();
-  db = await createTestDatabase('payevm');
-  rec = recordingLogger();
-  const config = { ...testConfig({ DATABASE_URL: db.url, PAYMENT_POLL_TIMEOUT_MS: '1500', PAYMENT_POLL_INTERVAL_MS: '200', TOOL_WORKERS: '2' }), chains: devnet.chains };
-  t = await startTestApp(config, rec.log);
-  sql = new pg.Client({ connectionString: db.url });
-  await sql.connect();
+  env = await startPaidTestEnv('payevm', { TOOL_WORKERS: '2' });
+  ({ devnet, db, t, rec, sql } = env);
 });
-after(async () => {
-  await sql?.end();
-  await t?.close();
-  await db?.drop();
-  await devnet?.stop();
-});
+after(() => env?.close());
 
 const buyer = (i: number) => devnet.info.accounts[i].evmPrivateKey;
 const chain = (n: 'base' | 'polygon') => devnet.info.chains[n];
@@ -250,26 +240,9 @@ test('50 concurrent identical retries with one receipt run the tool once', async
   assert.equal((await ledger(tx)).length, 1);
 });
 
-/** A second real server process on the same database and devnet. */
-const startSecondProcess = (): Promise<{ child: ChildProcess; url: string; output: () => string }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { ...process.env, DATABASE_URL: db.url, PORT: '0', PAYCALL_START_DEVNET: '0', PAYCALL_DATA_DIR: devnet.dataDir, LOG_LEVEL: 'info', TOOL_WORKERS: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = /"msg":"listening".*?"url":"(http:[^"]+)"/.exec(out);
-      if (m) resolve({ child, url: m[1], output: () => out });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`second process exited ${code}: ${out}`)));
-  });
-
 test('two server processes racing on one receipt run the tool once', async () => {
-  const second = await startSecondProcess();
+  // A second real server process on the same database and devnet.
+  const second = await startServiceProcess({ DATABASE_URL: db.url, PAYCALL_START_DEVNET: '0', PAYCALL_DATA_DIR: devnet.dataDir, LOG_LEVEL: 'info', TOOL_WORKERS: '1' });
   try {
     const pdf = await makePdf(1, 'two-processes');
     await callTool(t.baseUrl, '/v1/pdf-text', pdf);

@@ -8,32 +8,21 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
-import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
-import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts';
-import { callTool, decodePaymentResponse, makePdf, recordingLogger, xPayment, type RecordingLogger } from './helpers/paid.ts';
+import type { TestDevnet } from './helpers/devnet.ts';
+import { callTool, decodePaymentResponse, makePdf, startPaidTestEnv, xPayment, type PaidTestEnv, type RecordingLogger } from './helpers/paid.ts';
 import { solanaKeypair, solanaPartiallySignedTransfer, solanaTransferUsdc } from '../devnet/buyer.ts';
 
+let env: PaidTestEnv;
 let devnet: TestDevnet;
-let db: TestDatabase;
-let t: TestApp;
+let t: PaidTestEnv['t'];
 let rec: RecordingLogger;
 let sql: pg.Client;
 
 before(async () => {
-  devnet = await startTestDevnet();
-  db = await createTestDatabase('paysol');
-  rec = recordingLogger();
-  t = await startTestApp({ ...testConfig({ DATABASE_URL: db.url, PAYMENT_POLL_TIMEOUT_MS: '1500', PAYMENT_POLL_INTERVAL_MS: '200', TOOL_WORKERS: '1' }), chains: devnet.chains }, rec.log);
-  sql = new pg.Client({ connectionString: db.url });
-  await sql.connect();
+  env = await startPaidTestEnv('paysol', { TOOL_WORKERS: '1' });
+  ({ devnet, t, rec, sql } = env);
 });
-after(async () => {
-  await sql?.end();
-  await t?.close();
-  await db?.drop();
-  await devnet?.stop();
-});
+after(() => env?.close());
 
 const sol = () => devnet.info.chains.solana;
 const secret = (i: number) => devnet.info.accounts[i].solanaSecretKey;

@@ -5,12 +5,11 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
-import { startTestApp, testConfig } from './helpers/app.ts';
+import { startServiceProcess, startTestApp, testConfig } from './helpers/app.ts';
 
 let dir: string;
 before(async () => {
@@ -32,23 +31,8 @@ test('createApp on PGlite migrates an empty cluster and answers health and meta'
   }
 });
 
-/** Starts src/main.ts and resolves with its URL once it logs "listening". */
-const startProcess = (env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, DATABASE_URL: '', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /"msg":"listening".*?"url":"(http:[^"]+)"/.exec(out);
-      if (m) resolve({ child, url: m[1], output: () => out });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-
 test('the real process on PGlite serves /v1/_health and drains an in-flight request on SIGTERM', async () => {
-  const { child, url, output } = await startProcess({ PGLITE_DIR: join(dir, 'process'), PAYCALL_PROFILE: 'devnet', PAYCALL_START_DEVNET: '0' });
+  const { child, url, output } = await startServiceProcess({ DATABASE_URL: '', PGLITE_DIR: join(dir, 'process'), PAYCALL_PROFILE: 'devnet', PAYCALL_START_DEVNET: '0' });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
     const res = await fetch(`${url}/v1/_health`);

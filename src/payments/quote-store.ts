@@ -5,16 +5,10 @@
  * 1-hour fallback applies to its payment, never that a payment is lost.
  */
 import type { Database } from '../db/orm.ts';
+import type { Quote } from '../db/entities.ts';
 import type { Logger } from '../log.ts';
 
-export interface QuoteRecord {
-  fingerprint: string;
-  resource: string;
-  endpointKey: string;
-  amount: bigint;
-  pages: number | null;
-  createdAt: Date;
-}
+export type QuoteRecord = Omit<Quote, 'id'>;
 
 export interface QuoteStore {
   record(q: QuoteRecord): void;

@@ -9,20 +9,12 @@
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Database } from '../db/orm.ts';
+import type { Payment } from '../db/entities.ts';
 import { AppError } from '../http/app-error.ts';
 import { createLru } from '../lib/lru.ts';
 
-export interface LedgerEntry {
-  network: string;
-  tx: string;
-  payer: string;
-  amount: bigint;
-  quotedAmount: bigint;
-  endpointPath: string;
-  sellerId: number | null;
-  endpointId: number | null;
-  takeBps: number;
-}
+/** What a payment row records; fee and net are derived from amount and take rate. */
+export type LedgerEntry = Pick<Payment, 'network' | 'tx' | 'payer' | 'amount' | 'quotedAmount' | 'endpointPath' | 'sellerId' | 'endpointId' | 'takeBps'>;
 
 export interface StoredAnswer {
   status: number;

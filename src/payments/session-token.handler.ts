@@ -6,17 +6,8 @@
 import type { Handler } from '../http/server.ts';
 import type { EvmChainAdapter } from '../chains/chain-adapter.ts';
 import { requireChains } from './require-chains.ts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../chains/usdc-abi.ts';
 
-export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
 
 export const getSessionTokenHandler =
   (configured: { base: EvmChainAdapter; polygon: EvmChainAdapter } | null): Handler =>

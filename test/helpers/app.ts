@@ -1,4 +1,5 @@
 /** Starts the real app on port 0 against a given database; returns its base URL. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
@@ -18,4 +19,20 @@ export async function startTestApp(config: Config, log: Logger = createLogger(pr
   const address = await app.listen();
   const baseUrl = `http://127.0.0.1:${address.port}`;
   return { app, baseUrl, close: () => app.close() };
+}
+
+/** The real service process (src/main.ts) on a free port; resolves once it logs "listening". */
+export function startServiceProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /"msg":"listening".*?"url":"(http:[^"]+)"/.exec(out);
+      if (m) resolve({ child, url: m[1], output: () => out });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`src/main.ts exited ${code}: ${out}`)));
+  });
 }

@@ -3,7 +3,11 @@
  * logger that records what the service logged (to count tool runs), and test PDFs.
  */
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import pg from 'pg';
 import { createLogger, type Logger } from '../../src/log.ts';
+import { createTestDatabase, type TestDatabase } from './db.ts';
+import { startTestApp, testConfig, type TestApp } from './app.ts';
+import { startTestDevnet, type TestDevnet } from './devnet.ts';
 
 export const xPayment = (network: string, scheme: string, payload: Record<string, unknown>, encoding: 'base64url' | 'base64' = 'base64url') =>
   Buffer.from(JSON.stringify({ x402Version: 1, scheme, network, payload })).toString(encoding);
@@ -45,4 +49,38 @@ export async function callTool(baseUrl: string, path: string, pdf: Buffer, heade
     body = text;
   }
   return { status: res.status, headers: res.headers, body };
+}
+
+export interface PaidTestEnv {
+  devnet: TestDevnet;
+  db: TestDatabase;
+  t: TestApp;
+  rec: RecordingLogger;
+  /** A direct connection to the suite's database, to look at the ledger. */
+  sql: pg.Client;
+  close(): Promise<void>;
+}
+
+/** A devnet, a fresh database and the app on them, with short payment polling for refusals. */
+export async function startPaidTestEnv(name: string, env: Record<string, string> = {}): Promise<PaidTestEnv> {
+  const devnet = await startTestDevnet();
+  const db = await createTestDatabase(name);
+  const rec = recordingLogger();
+  const config = { ...testConfig({ DATABASE_URL: db.url, PAYMENT_POLL_TIMEOUT_MS: '1500', PAYMENT_POLL_INTERVAL_MS: '200', ...env }), chains: devnet.chains };
+  const t = await startTestApp(config, rec.log);
+  const sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+  return {
+    devnet,
+    db,
+    t,
+    rec,
+    sql,
+    async close() {
+      await sql.end();
+      await t.close();
+      await db.drop();
+      await devnet.stop();
+    },
+  };
 }
