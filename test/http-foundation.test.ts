@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
+import { assertMatchesContract } from './helpers/contract.ts';
 
 let db: TestDatabase;
 let t: TestApp;
@@ -34,6 +35,7 @@ test('GET /v1/_health answers 200 with the database check and a request id', asy
   assert.equal(body.checks.database.ok, true);
   assert.equal(typeof body.checks.database.latency_ms, 'number');
   assert.deepEqual(Object.keys(body.checks.rpc).sort(), ['base', 'polygon', 'solana']);
+  await assertMatchesContract('getHealth', 200, body);
 });
 
 test('an incoming X-Request-Id is echoed back', async () => {
@@ -51,6 +53,7 @@ test('GET /v1/_meta lists the four built-ins with path, seller, price, unit, des
     Object.fromEntries(Object.entries(byPath).map(([p, e]: [string, any]) => [p, [e.price, e.unit]])),
     { '/v1/pdf-md': ['10000', 'page'], '/v1/pdf-text': ['5000', 'page'], '/v1/pdf-json': ['15000', 'page'], '/v1/invoice-extract': ['25000', 'request'] },
   );
+  await assertMatchesContract('getMeta', 200, body);
   for (const e of body.endpoints) {
     assert.equal(e.seller, 'paycall');
     assert.deepEqual(e.networks, ['base', 'polygon', 'solana']);
@@ -81,6 +84,7 @@ test('atomic_price sent as a string answers 400 invalid_input naming the field',
   const body = (await res.json()) as any;
   assert.equal(body.error, 'invalid_input');
   assert.ok(body.issues.some((i: { path: string }) => i.path === 'body.atomic_price'), JSON.stringify(body.issues));
+  await assertMatchesContract('addSellerEndpoint', 400, body);
 });
 
 test('each missing field is named in issues[]', async () => {

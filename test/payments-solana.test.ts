@@ -9,6 +9,7 @@ import pg from 'pg';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import type { TestDevnet } from './helpers/devnet.ts';
+import { assertMatchesContract } from './helpers/contract.ts';
 import { callTool, decodePaymentResponse, makePdf, startPaidTestEnv, xPayment, type PaidTestEnv, type RecordingLogger } from './helpers/paid.ts';
 import { solanaKeypair, solanaPartiallySignedTransfer, solanaTransferUsdc } from '../devnet/buyer.ts';
 
@@ -84,6 +85,7 @@ test('facilitator: POST /v1/_facilitator/solana co-signs and broadcasts, the sig
   const res = await fetch(`${t.baseUrl}/v1/_facilitator/solana`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ transaction }) });
   assert.equal(res.status, 200);
   const body = (await res.json()) as any;
+  await assertMatchesContract('solanaFacilitator', 200, body);
   assert.equal(body.network, 'solana');
   assert.equal(body.payer, owner(2));
   const r = await callTool(t.baseUrl, '/v1/pdf-json', pdf, { 'x-payment': receipt(body.signature, 15_000n, 2) });
@@ -100,6 +102,7 @@ test('facilitator refuses a transfer of another mint or to another account, befo
     const res = await fetch(`${t.baseUrl}/v1/_facilitator/solana`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ transaction }) });
     assert.equal(res.status, 400);
     const body = (await res.json()) as any;
+    await assertMatchesContract('solanaFacilitator', 400, body);
     assert.equal(body.error, 'invalid_transaction');
     assert.equal(body.reason, variant.reason);
   }
@@ -137,4 +140,22 @@ test('an unknown signature answers 402 payment_unconfirmed', async () => {
   const r = await callTool(t.baseUrl, '/v1/pdf-text', await makePdf(1, 'solana-unknown'), { 'x-payment': receipt(unknown, 5_000n) });
   assert.equal(r.status, 402);
   assert.equal(r.body.error, 'payment_unconfirmed');
+});
+
+test('GET /v1/_session-token gives the EIP-712 domain per EVM chain, as the contract says', async () => {
+  const res = await fetch(`${t.baseUrl}/v1/_session-token`);
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as any;
+  await assertMatchesContract('getSessionToken', 200, body);
+  assert.equal(body.header, 'X-Session-Token');
+  assert.deepEqual(body.domains.base, { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: devnet.info.chains.base.usdc });
+  assert.equal(body.domains.polygon.chainId, 137);
+  assert.equal(body.primaryType, 'TransferWithAuthorization');
+});
+
+test('GET /metrics counts quotes and payments for Prometheus', async () => {
+  const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+  assert.match(text, /paycall_quotes_total\{endpoint="pdf-text"\} \d+/);
+  assert.match(text, /paycall_payments_total\{network="solana",result="accepted"\} \d+/);
+  assert.match(text, /paycall_http_request_duration_seconds_bucket/);
 });

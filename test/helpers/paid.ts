@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../../src/log.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { startTestApp, testConfig, type TestApp } from './app.ts';
 import { startTestDevnet, type TestDevnet } from './devnet.ts';
+import { assertMatchesContract } from './contract.ts';
 
 export const xPayment = (network: string, scheme: string, payload: Record<string, unknown>, encoding: 'base64url' | 'base64' = 'base64url') =>
   Buffer.from(JSON.stringify({ x402Version: 1, scheme, network, payload })).toString(encoding);
@@ -39,6 +40,9 @@ export async function makePdf(pages: number, label: string): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
+const OPERATIONS: Record<string, string> = { '/v1/pdf-md': 'pdfMd', '/v1/pdf-text': 'pdfText', '/v1/pdf-json': 'pdfJson', '/v1/invoice-extract': 'invoiceExtract' };
+
+/** Calls a built-in tool; every answer (200, 402 quote, errors) is checked against openapi.yaml. */
 export async function callTool(baseUrl: string, path: string, pdf: Buffer, headers: Record<string, string> = {}) {
   const res = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/pdf', ...headers }, body: new Uint8Array(pdf) });
   const text = await res.text();
@@ -48,6 +52,7 @@ export async function callTool(baseUrl: string, path: string, pdf: Buffer, heade
   } catch {
     body = text;
   }
+  if (OPERATIONS[path]) await assertMatchesContract(OPERATIONS[path], res.status, body);
   return { status: res.status, headers: res.headers, body };
 }
 
