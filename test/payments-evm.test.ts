@@ -226,6 +226,42 @@ test('an authorization to another address, for too little, or expired is refused
   assert.equal((await sql.query(`select count(*)::int as n from consumed_receipt where receipt_key like 'base:auth:%' and payment_id is null`)).rows[0].n, 0);
 });
 
+test('an authorization someone else submitted first still pays for the call; a cancelled one does not', async () => {
+  const c = chain('base');
+  const { createChainAdapters } = await import('../src/chains/create-chain-adapters.ts');
+  const { silentLogger } = await import('../src/log.ts');
+  const outsider = createChainAdapters(devnet.chains, silentLogger).base;
+  const pdf = await makePdf(1, 'front-run');
+  await callTool(t.baseUrl, '/v1/pdf-text', pdf);
+  const auth = await signEip3009Authorization({ chainId: c.chainId, usdc: c.usdc, privateKey: buyer(0), to: c.payTo, value: 5_000n });
+  // Anyone holding the signed authorization may submit it; here it lands before the service sees it.
+  const { txHash } = await outsider.submitAuthorization(auth.authorization, auth.signature);
+  const r = await callTool(t.baseUrl, '/v1/pdf-text', pdf, { 'x-session-token': sessionToken('base', auth) });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(decodePaymentResponse(r.headers.get('x-payment-response')).transaction, txHash);
+  assert.equal((await ledger(txHash)).length, 1);
+
+  // A cancelled nonce moved no money: refused, and nothing is consumed.
+  const { createWalletClient, http: viemHttp } = await import('viem');
+  const { privateKeyToAccount } = await import('viem/accounts');
+  const account = privateKeyToAccount(buyer(1) as `0x${string}`);
+  const cancelled = await signEip3009Authorization({ chainId: c.chainId, usdc: c.usdc, privateKey: buyer(1), to: c.payTo, value: 5_000n });
+  const cancelSig = await account.signTypedData({
+    domain: { name: 'USD Coin', version: '2', chainId: c.chainId, verifyingContract: c.usdc as `0x${string}` },
+    types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+    primaryType: 'CancelAuthorization',
+    message: { authorizer: account.address, nonce: cancelled.authorization.nonce as `0x${string}` },
+  });
+  const wallet = createWalletClient({ account, transport: viemHttp(c.rpcUrl), chain: { id: c.chainId, name: 'base', nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [c.rpcUrl] } } } });
+  const { parseAbi } = await import('viem');
+  const hash = await wallet.writeContract({ address: c.usdc as `0x${string}`, abi: parseAbi(['function cancelAuthorization(address authorizer, bytes32 nonce, bytes signature)']), functionName: 'cancelAuthorization', args: [account.address, cancelled.authorization.nonce as `0x${string}`, cancelSig] });
+  await createPublicClient({ transport: http(c.rpcUrl) }).waitForTransactionReceipt({ hash });
+  const refused = await callTool(t.baseUrl, '/v1/pdf-text', pdf, { 'x-session-token': sessionToken('base', cancelled) });
+  assert.equal(refused.status, 402);
+  assert.equal(refused.body.error, 'authorization_invalid');
+  assert.match(refused.body.message, /cancelled/);
+});
+
 test('50 concurrent identical retries with one receipt run the tool once', async () => {
   const pdf = await makePdf(1, 'concurrent');
   await callTool(t.baseUrl, '/v1/pdf-text', pdf);

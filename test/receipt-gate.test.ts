@@ -92,3 +92,18 @@ test('a reservation released after a failed settlement can be tried again; alias
   assert.equal(viaAlias?.kind, 'replay');
   await assert.rejects(gate.check('base:tx:0xsettle', 'fp-e'), (e: unknown) => e instanceof AppError && e.code === 'tx_already_consumed');
 });
+
+test('a crashed settled run taken over through its alias is completed on the receipt it names', async () => {
+  const gate = createReceiptGate(orm, { leaseMs: 150, waitPollMs: 20 });
+  assert.equal((await gate.reserve('base:auth:0xb:0x2', 'base', 'fp-f')).kind, 'claimed');
+  await gate.settle('base:auth:0xb:0x2', entry('0xsettle2'), ['base:tx:0xsettle2']);
+  // The run crashes before answering; the retry presents the settlement hash instead.
+  const taken = await gate.check('base:tx:0xsettle2', 'fp-f');
+  assert.equal(taken?.kind, 'claimed');
+  if (taken?.kind === 'claimed') assert.equal(taken.paymentTx, '0xsettle2');
+  await gate.complete('base:tx:0xsettle2', { status: 200, headers: {}, body: Buffer.from('ran once') });
+  const replay = await createReceiptGate(orm, { leaseMs: 150 }).check('base:auth:0xb:0x2', 'fp-f');
+  assert.equal(replay?.kind, 'replay');
+  if (replay?.kind === 'replay') assert.equal(replay.answer.body.toString(), 'ran once');
+  assert.equal((await rows('0xsettle2')).length, 1);
+});

@@ -70,6 +70,11 @@ export interface EvmChainAdapter extends ChainAdapter {
   submitAuthorization(auth: Eip3009Authorization, signature: string): Promise<{ txHash: string; blockTime: number }>;
   /** true when the EIP-3009 nonce of `authorizer` is already used or cancelled. */
   authorizationUsed(authorizer: string, nonce: string): Promise<boolean>;
+  /**
+   * The transaction that used an authorization (its AuthorizationUsed event), searched in the
+   * recent `lookbackBlocks`; null when none (never used, or cancelled instead).
+   */
+  findAuthorizationTx(authorizer: string, nonce: string, lookbackBlocks?: bigint): Promise<string | null>;
 }
 
 export interface SolanaChainAdapter extends ChainAdapter {

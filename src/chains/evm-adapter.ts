@@ -226,6 +226,20 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
       return client.readContract({ address: usdc, abi: usdcAbi, functionName: 'authorizationState', args: [getAddress(authorizer), nonce as Hex] });
     },
 
+    async findAuthorizationTx(authorizer: string, nonce: string, lookbackBlocks = 50_000n) {
+      if (!isAddress(authorizer, { strict: false }) || !BYTES32.test(nonce)) return null;
+      const latest = await client.getBlockNumber({ cacheTime: 0 });
+      const logs = await client.getContractEvents({
+        address: usdc,
+        abi: usdcAbi,
+        eventName: 'AuthorizationUsed',
+        args: { authorizer: getAddress(authorizer), nonce: nonce as Hex },
+        fromBlock: latest > lookbackBlocks ? latest - lookbackBlocks : 0n,
+        toBlock: latest,
+      });
+      return logs[0]?.transactionHash ?? null;
+    },
+
     async submitAuthorization(auth: Eip3009Authorization, signature: string) {
       const a = parseAuthorization(auth);
       // The relayer pays gas: it settles only authorizations that pay this service.

@@ -4,7 +4,7 @@
  *   proof    -> decode -> gate (replay / 409 / wait) -> verify or settle on chain
  *            -> receipt consumed + ledger row in one transaction -> run once -> store answer.
  */
-import type { ChainAdapter, EvmChainAdapter, Network, PreparedSolanaTransfer, SolanaChainAdapter } from '../chains/chain-adapter.ts';
+import type { ChainAdapter, Eip3009Authorization, EvmChainAdapter, Network, PreparedSolanaTransfer, SolanaChainAdapter } from '../chains/chain-adapter.ts';
 import { ChainError } from '../chains/chain-adapter.ts';
 import { AppError } from '../http/app-error.ts';
 import type { HandlerResult, RequestContext } from '../http/server.ts';
@@ -167,11 +167,17 @@ async function settleReceipt(deps: PaidCallDeps, ctx: RequestContext, p: PaidReq
     if (expired && !known) failed(expired);
     const outcome = known ?? (await deps.gate.reserve(key, receipt.network, p.fingerprint));
     if (outcome.kind === 'replay') return { key, tx: '', payer: a.from, network: receipt.network, outcome };
-    if (outcome.paymentId !== null) return { key, tx: '', payer: a.from, network: receipt.network, outcome };
+    if (outcome.paymentId !== null) return { key, tx: outcome.paymentTx ?? '', payer: a.from, network: receipt.network, outcome };
     let settledTx: { txHash: string };
     try {
-      settledTx = await evm.submitAuthorization(a, receipt.signature);
+      settledTx = await settleAuthorization(evm, a, receipt.signature);
     } catch (e) {
+      if (e instanceof ChainError && e.reason === 'confirmation_timeout') {
+        // Submitted but not yet mined: it may still land, so the reservation stays (its lease
+        // runs out) and the same proof retried later finds the settlement on chain.
+        await deps.gate.abandon(key);
+        refuse('payment_unconfirmed', `The authorization was submitted on ${receipt.network} but is not confirmed yet; retry the same proof after a block.`);
+      }
       await deps.gate.release(key);
       if (e instanceof ChainError) refuse('authorization_invalid', `The authorization was refused on ${receipt.network}: ${e.reason} (${e.message}).`);
       throw e;
@@ -182,6 +188,22 @@ async function settleReceipt(deps: PaidCallDeps, ctx: RequestContext, p: PaidReq
   }
 
   return settleSolanaTransaction(deps, p, receipt, refuse);
+}
+
+/**
+ * Settles an EIP-3009 authorization. Anyone holding it may submit it, and a run of ours may
+ * have crashed after submitting: when the nonce is already used, the transaction that used it
+ * is the settlement (the signature fixes payee and value, checked before).
+ */
+async function settleAuthorization(evm: EvmChainAdapter, a: Eip3009Authorization, signature: string): Promise<{ txHash: string }> {
+  try {
+    return await evm.submitAuthorization(a, signature);
+  } catch (e) {
+    if (!(e instanceof ChainError) || e.reason !== 'authorization_used') throw e;
+    const txHash = await evm.findAuthorizationTx(a.from, a.nonce);
+    if (!txHash) throw new ChainError('authorization_cancelled', `nonce ${a.nonce} of ${a.from} was cancelled, not used for a transfer`);
+    return { txHash };
+  }
 }
 
 /**

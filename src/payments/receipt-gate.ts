@@ -23,7 +23,8 @@ export interface StoredAnswer {
 }
 
 export type GateOutcome =
-  | { kind: 'claimed'; paymentId: number | null }
+  /** paymentTx: the ledger row's tx when the receipt already has one (a crashed run taken over). */
+  | { kind: 'claimed'; paymentId: number | null; paymentTx?: string }
   | { kind: 'replay'; answer: StoredAnswer };
 
 interface ReceiptRow {
@@ -56,6 +57,9 @@ export interface ReceiptGate {
   /** The run failed in a way worth retrying: let the next identical retry run it again. */
   abandon(key: string): Promise<void>;
 }
+
+/** A key presented may be an alias (a settlement tx hash): runs are recorded on the receipt it names. */
+const PRIMARY_KEY = `coalesce((select alias_of from consumed_receipt where receipt_key = ?), ?)`;
 
 export const net = (amount: bigint, takeBps: number) => (amount * BigInt(10_000 - takeBps)) / 10_000n;
 
@@ -116,8 +120,12 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; waitPo
       }
       if (!row.lease_active) {
         const taken = await takeOver(row.receipt_key);
-        if (taken) return { kind: 'claimed', paymentId: taken.payment_id === null ? null : Number(taken.payment_id) };
-        continue;
+        if (taken?.payment_id == null) {
+          if (taken) return { kind: 'claimed', paymentId: null };
+          continue;
+        }
+        const [payment] = await em().execute<{ tx: string }[]>('select tx from payment where id = ?', [taken.payment_id]);
+        return { kind: 'claimed', paymentId: Number(taken.payment_id), paymentTx: payment?.tx };
       }
       await new Promise((r) => setTimeout(r, waitPollMs));
     }
@@ -190,14 +198,14 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; waitPo
 
     async complete(key, answer) {
       const rows = await em().execute<{ fingerprint: string }[]>(
-        `update consumed_receipt set state = 'done', response_status = ?, response_headers = ?, response_body = ?, completed_at = now() where receipt_key = ? returning fingerprint`,
-        [answer.status, JSON.stringify(answer.headers), answer.body, key],
+        `update consumed_receipt set state = 'done', response_status = ?, response_headers = ?, response_body = ?, completed_at = now() where receipt_key = ${PRIMARY_KEY} returning fingerprint`,
+        [answer.status, JSON.stringify(answer.headers), answer.body, key, key],
       );
       if (rows[0]) finished.set(key, { fingerprint: rows[0].fingerprint, answer });
     },
 
     async abandon(key) {
-      await em().execute(`update consumed_receipt set lease_until = now() where receipt_key = ? and state = 'running'`, [key]);
+      await em().execute(`update consumed_receipt set lease_until = now() where receipt_key = ${PRIMARY_KEY} and state = 'running'`, [key, key]);
     },
   };
 }
