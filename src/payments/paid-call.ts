@@ -81,8 +81,9 @@ export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidR
     deps.metrics?.quotes.inc({ endpoint: p.endpointKey });
     return { status: 402, body: quoteFor(deps, p) };
   }
+  let network = 'unknown';
   const refuse = (reason: string, message: string, status = 402): never => {
-    deps.metrics?.payments.inc({ network: 'unknown', result: reason });
+    deps.metrics?.payments.inc({ network, result: reason });
     throw new AppError(reason, status, message, status === 402 ? { body: { ...quoteFor(deps, p, reason) } } : {});
   };
 
@@ -93,6 +94,7 @@ export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidR
     if (e instanceof AppError) refuse(e.code, e.message);
     throw e;
   }
+  network = receipt.network;
 
   const settled = await settleReceipt(deps, ctx, p, receipt, refuse);
   deps.metrics?.payments.inc({ network: settled.network, result: settled.outcome.kind === 'replay' ? 'replay' : 'accepted' });
