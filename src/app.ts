@@ -75,7 +75,7 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
     callSellerEndpoint: sellerCallHandler(orm),
   };
   const inspected = createLru<string, { kind: DocumentKind; pages: number }>(4096);
-  for (const b of BUILTINS) implemented[b.operationId] = builtinHandler({ paid, pool, limits: config.tools, inspected }, b);
+  for (const b of BUILTINS) implemented[b.operationId] = builtinHandler({ paid, pool, limits: config.tools, inspected, metrics }, b);
 
   const handlers: Record<string, Handler> = {};
   for (const id of contract.operationIds) {

@@ -158,4 +158,11 @@ test('GET /metrics counts quotes and payments for Prometheus', async () => {
   assert.match(text, /paycall_quotes_total\{endpoint="pdf-text"\} \d+/);
   assert.match(text, /paycall_payments_total\{network="solana",result="accepted"\} \d+/);
   assert.match(text, /paycall_http_request_duration_seconds_bucket/);
+  assert.match(text, /paycall_tool_duration_seconds_bucket\{le="[^"]+",tool="pdf-text"\}/);
+  // The Grafana dashboard only queries metrics the service exports.
+  const { readFile } = await import('node:fs/promises');
+  const dashboard = await readFile(new URL('../grafana/dashboards/paycall.json', import.meta.url), 'utf8');
+  const used = new Set(dashboard.match(/paycall_[a-z0-9_]+/g));
+  assert.ok(used.size >= 8);
+  for (const name of used) assert.ok(text.includes(name), `dashboard queries ${name}, which /metrics does not export`);
 });

@@ -8,6 +8,7 @@ import type { Handler } from '../http/server.ts';
 import { readUpload } from '../tools/read-upload.ts';
 import type { DocumentKind } from '../tools/inspect-document.ts';
 import type { Lru } from '../lib/lru.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { ToolPool } from '../tools/tool-pool.ts';
 import { requestFingerprint } from '../payments/fingerprint.ts';
 import { paidCall, type PaidCallDeps } from '../payments/paid-call.ts';
@@ -19,6 +20,7 @@ export interface BuiltinDeps {
   limits: { maxBodyBytes: number; maxPages: number };
   /** Inspections by request fingerprint: every paid document arrives at least twice (quote, then paid retry). */
   inspected: Lru<string, { kind: DocumentKind; pages: number }>;
+  metrics?: Metrics;
 }
 
 export const builtinHandler =
@@ -48,7 +50,9 @@ export const builtinHandler =
       run: async () => {
         const started = performance.now();
         const result = await deps.pool.run(builtin.tool, upload.bytes, { requestId: ctx.requestId });
-        ctx.log.info('tool finished', { tool: builtin.tool, pages: doc.pages, duration_ms: Math.round(performance.now() - started) });
+        const ms = performance.now() - started;
+        deps.metrics?.toolDuration.observe({ tool: builtin.tool }, ms / 1000);
+        ctx.log.info('tool finished', { tool: builtin.tool, pages: doc.pages, duration_ms: Math.round(ms) });
         return { status: 200, body: result };
       },
     });

@@ -11,6 +11,7 @@ export interface Metrics {
   httpDuration: Histogram<'operation'>;
   payments: Counter<'network' | 'result'>;
   quotes: Counter<'endpoint'>;
+  toolDuration: Histogram<'tool'>;
 }
 
 export function createMetrics(): Metrics {
@@ -28,6 +29,13 @@ export function createMetrics(): Metrics {
     }),
     payments: new Counter({ name: 'paycall_payments_total', help: 'Payment attempts by network and result (accepted, replay or the refusal reason)', labelNames: ['network', 'result'], registers: [registry] }),
     quotes: new Counter({ name: 'paycall_quotes_total', help: '402 quotes issued by endpoint', labelNames: ['endpoint'], registers: [registry] }),
+    toolDuration: new Histogram({
+      name: 'paycall_tool_duration_seconds',
+      help: 'Paid built-in tool runs by tool (queueing included)',
+      labelNames: ['tool'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers: [registry],
+    }),
   };
 }
 
