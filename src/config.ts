@@ -3,8 +3,6 @@
  * tests pass their own objects. A bad value throws ConfigError naming the variable, and
  * main prints that one line and exits.
  */
-import type { Network } from './chains/chain-adapter.ts';
-
 export type Profile = 'devnet' | 'production';
 
 export interface EvmChainConfig {
@@ -181,4 +179,3 @@ export function loadConfig(env: Env): Config {
   };
 }
 
-export const chainConfigOf = (chains: ChainsConfig, network: Network) => chains[network];

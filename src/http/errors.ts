@@ -2,7 +2,7 @@
  * The one place where failures become HTTP answers. AppError carries the spec's code; any
  * other exception is a 500 internal_error that names the request id and never leaks a stack.
  */
-import { AppError, type ErrorIssue } from './app-error.ts';
+import { AppError } from './app-error.ts';
 
 export interface ErrorAnswer {
   status: number;
@@ -29,6 +29,3 @@ export const notImplemented = (operationId: string, issue: string): AppError =>
   new AppError('not_implemented', 501, `${operationId} is part of the contract but not implemented yet (${issue}).`, {
     hint: 'This operation lands with a later issue; see GET /v1/_meta for what is live.',
   });
-
-export const invalidInput = (issues: ErrorIssue[], message = 'The request does not match the contract.'): AppError =>
-  new AppError('invalid_input', 400, message, { issues });

@@ -7,7 +7,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Operation } from 'openapi-backend';
 import type { Contract } from './contract.ts';
 import { AppError, type ErrorIssue } from './app-error.ts';
 import { toErrorAnswer } from './errors.ts';
@@ -96,14 +95,12 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       if (match === 'method_not_allowed') throw new AppError('method_not_allowed', 405, `${req.method} is not allowed on ${url.pathname}.`);
       operationId = match.operationId;
       const query = Object.fromEntries(url.searchParams);
-      const body = contract.takesJson(match.operation) ? await readJson(req, match.operation, operationId) : undefined;
-      const issues = contract.validate(match.operation, {
-        method: req.method ?? 'GET',
-        path: url.pathname,
-        headers: req.headers,
-        query,
-        body: contract.takesJson(match.operation) ? body : undefined,
-      }).filter((i) => contract.takesJson(match.operation) || !i.path.startsWith('body'));
+      const json = contract.takesJson(match.operation);
+      const body = json ? await readJson(req, operationId) : undefined;
+      // Streamed bodies (uploads, proxied calls) are the handler's to read and check.
+      const issues = contract
+        .validate(match.operation, { method: req.method ?? 'GET', path: url.pathname, headers: req.headers, query, body })
+        .filter((i) => json || !i.path.startsWith('body'));
       if (issues.length) {
         throw deps.classifyIssues?.(operationId, issues) ?? new AppError('invalid_input', 400, describeIssues(issues), { issues });
       }
@@ -135,7 +132,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     }
   };
 
-  const readJson = async (req: IncomingMessage, _op: Operation, operationId: string) => {
+  const readJson = async (req: IncomingMessage, operationId: string) => {
     const limit = deps.jsonBodyLimits[operationId] ?? deps.defaultJsonBodyLimit;
     const raw = await readBodyLimited(req, limit);
     return parseJsonBody(raw);
