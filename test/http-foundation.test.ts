@@ -174,3 +174,24 @@ test('a seller path absent from the catalog answers 404 endpoint_not_found; a su
   assert.equal(gone.status, 410);
   assert.equal(((await gone.json()) as any).error, 'endpoint_suspended');
 });
+
+test('built-in uploads: empty 400 invalid_input, unreadable 422 invalid_document, over the limit 413 body_too_large — before any quote', async () => {
+  const small = await startTestApp(testConfig({ DATABASE_URL: db.url, TOOL_MAX_BODY_BYTES: '2048' }));
+  try {
+    const send = (body: Uint8Array, type = 'application/pdf') => fetch(`${small.baseUrl}/v1/pdf-text`, { method: 'POST', headers: { 'content-type': type }, body });
+    const empty = await send(new Uint8Array());
+    assert.equal(empty.status, 400);
+    assert.equal(((await empty.json()) as any).error, 'invalid_input');
+    const notPdf = await send(new TextEncoder().encode('{"this": "is json"}'), 'application/json');
+    assert.equal(notPdf.status, 422);
+    const body = (await notPdf.json()) as any;
+    assert.equal(body.error, 'invalid_document');
+    assert.match(body.message, /not a PDF/);
+    await assertMatchesContract('pdfText', 422, body);
+    const big = await send(new Uint8Array(5000).fill(0x25));
+    assert.equal(big.status, 413);
+    assert.equal(((await big.json()) as any).error, 'body_too_large');
+  } finally {
+    await small.close();
+  }
+});
