@@ -2,7 +2,8 @@
  * pdf-text throughput: a generated 200-page PDF through the tool pool, beside poppler's
  * pdftotext on the same file in the same run. Prints pages per second for both and the
  * ratio (pool / pdftotext), for one document at a time (latency) and for as many
- * documents at once as there are cores (throughput).
+ * documents at once as there are cores (throughput). One document alone is split over the
+ * idle workers (page ranges in parallel); the same run without splitting is printed beside it.
  *
  *   npx tsx bench/pdf-text.ts [pages] [rounds]      (or: npm run bench -- pdf-text)
  *
@@ -49,6 +50,8 @@ export interface BenchResult {
   pages: number;
   cores: number;
   poolPagesPerSecond: number;
+  /** One document at a time with splitting off (splitMinPages: Infinity): one worker per document. */
+  poolUnsplitPagesPerSecond: number;
   poolThroughputPagesPerSecond: number;
   pdftotextPagesPerSecond: number | null;
   pdftotextThroughputPagesPerSecond: number | null;
@@ -62,6 +65,7 @@ export async function runPdfTextBench(pages = 200, rounds = 5): Promise<BenchRes
   writeFileSync(file, bytes);
   console.log(`document: ${pages} pages, ${(bytes.length / 1024).toFixed(0)} KB; ${cores} cores; ${rounds} rounds`);
 
+  const unsplitPps = await singleDocumentPagesPerSecond(bytes, pages, rounds, Infinity);
   const pool = createToolPool({ workers: 0, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0 });
   try {
     // Warm every worker (thread start, pdf.js load) so only conversion is timed.
@@ -80,6 +84,7 @@ export async function runPdfTextBench(pages = 200, rounds = 5): Promise<BenchRes
     const poolPps = pages / median(single);
     const poolThroughput = (pages * cores) / parallel;
     console.log(`pool     pdf-text : ${poolPps.toFixed(0)} pages/s one document at a time (median ${(median(single) * 1000).toFixed(0)} ms), ${poolThroughput.toFixed(0)} pages/s with ${cores} documents at once; ${words} words`);
+    console.log(`pool, no splitting: ${unsplitPps.toFixed(0)} pages/s one document at a time (one worker per document)`);
 
     let popplerPps: number | null = null;
     let popplerThroughput: number | null = null;
@@ -102,10 +107,28 @@ export async function runPdfTextBench(pages = 200, rounds = 5): Promise<BenchRes
     } else {
       console.log('pdftotext unavailable (install poppler-utils): no baseline, no ratio');
     }
-    return { pages, cores, poolPagesPerSecond: poolPps, poolThroughputPagesPerSecond: poolThroughput, pdftotextPagesPerSecond: popplerPps, pdftotextThroughputPagesPerSecond: popplerThroughput };
+    return { pages, cores, poolPagesPerSecond: poolPps, poolUnsplitPagesPerSecond: unsplitPps, poolThroughputPagesPerSecond: poolThroughput, pdftotextPagesPerSecond: popplerPps, pdftotextThroughputPagesPerSecond: popplerThroughput };
   } finally {
     await pool.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Median pages/s of one document at a time through a fresh pool with the given split threshold. */
+async function singleDocumentPagesPerSecond(bytes: Uint8Array, pages: number, rounds: number, splitMinPages: number): Promise<number> {
+  const cores = os.availableParallelism();
+  const pool = createToolPool({ workers: 0, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0, splitMinPages });
+  try {
+    await Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', textPdf({ pages: 2 }).bytes)));
+    const times: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const t = performance.now();
+      await pool.run('pdf-text', new Uint8Array(bytes));
+      times.push((performance.now() - t) / 1000);
+    }
+    return pages / median(times);
+  } finally {
+    await pool.close();
   }
 }
 

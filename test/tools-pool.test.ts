@@ -1,14 +1,19 @@
 /**
  * The worker pool with real worker threads and real documents: results, queueing, the
  * per-job time limit, replacement of a dead worker, and an event loop that keeps turning
- * while a large PDF converts. No timing thresholds: only what happened.
+ * while a large PDF converts, and one document split over idle workers (output identical to
+ * the unsplit run). No timing thresholds: only what happened.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../src/http/app-error.ts';
 import { createLogger, type Logger } from '../src/log.ts';
+import { PDFDocument } from 'pdf-lib';
+import { createOcrEngine } from '../src/tools/invoice/ocr-engine.ts';
+import { runTool } from '../src/tools/run-tool.ts';
 import { createToolPool, type ToolPool } from '../src/tools/tool-pool.ts';
-import { onePagePdf } from './fixtures/pdf-fixtures.ts';
+import { partRange } from '../src/tools/tool-split.ts';
+import { imageOnlyPagePdf, multiPagePdf, onePagePdf, rotatedPdf, structuredPdf } from './fixtures/pdf-fixtures.ts';
 import { textPdf } from './fixtures/raw-pdf.ts';
 
 /** A logger that keeps its records, so tests can check what the pool logged. */
@@ -126,6 +131,156 @@ describe('tool pool with a worker that crashes', () => {
       const result = await pool.run('pdf-text', await onePagePdf('still alive'));
       assert.equal(result.text, 'still alive');
       assert.equal(pool.stats().workers, 1);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+/**
+ * One document of every layout the fixtures draw (paragraphs, table and columns, rotated
+ * pages, an image-only page), several times over: pdf-lib copies the pages into one file.
+ */
+async function mixedPdf(rounds = 3): Promise<Uint8Array> {
+  const sources = await Promise.all([multiPagePdf(), structuredPdf(), rotatedPdf(), imageOnlyPagePdf()]);
+  const out = await PDFDocument.create();
+  for (let r = 0; r < rounds; r++) {
+    for (const { bytes } of sources) {
+      const src = await PDFDocument.load(bytes);
+      for (const page of await out.copyPages(src, src.getPageIndices())) out.addPage(page);
+    }
+  }
+  return out.save();
+}
+
+const copy = (bytes: Uint8Array) => new Uint8Array(bytes);
+
+describe('tool pool splitting one document across idle workers', () => {
+  const workers = 3;
+  let pool: ToolPool;
+  let logged: ReturnType<typeof memoryLogger>;
+  const ocr = createOcrEngine();
+  let requests = 0;
+
+  /** Runs a job and tells how many workers it used (from the pool's "started" log line). */
+  const runLogged = async <T extends 'pdf-text' | 'pdf-json' | 'pdf-md'>(tool: T, bytes: Uint8Array, timeoutMs?: number) => {
+    const requestId = `split-${++requests}`;
+    const result = await pool.run(tool, bytes, { requestId, timeoutMs });
+    const started = logged.lines.find((l) => l.requestId === requestId && l.msg === 'tool job started');
+    return { result, parts: started?.parts as number, requestId };
+  };
+
+  /** Workers start asynchronously: run small jobs until one is split over every worker. */
+  const untilAllIdle = async () => {
+    for (let i = 0; i < 200; i++) if ((await runLogged('pdf-text', await onePagePdf('warm'))).parts === workers) return;
+    assert.fail('the workers never became idle together');
+  };
+
+  before(async () => {
+    logged = memoryLogger();
+    pool = createToolPool({ workers, jobTimeoutMs: 60_000, jobMemoryMb: 512, log: logged.log, inspectWorkers: 0, splitMinPages: 4 });
+    await untilAllIdle();
+  });
+  after(async () => {
+    await pool.close();
+    await ocr.close();
+  });
+
+  it('computes page ranges that cover the document once, in order', () => {
+    for (const pages of [1, 3, 4, 5, 7, 31, 200]) {
+      for (const count of [1, 2, 3, 8]) {
+        const ranges = Array.from({ length: count }, (_, index) => partRange(pages, { index, count, minPages: 4 })).filter((r) => r !== null);
+        const covered = ranges.flatMap((r) => Array.from({ length: r.last - r.first + 1 }, (_, i) => r.first + i));
+        assert.deepEqual(covered, Array.from({ length: pages }, (_, i) => i + 1), `${pages} pages in ${count} parts`);
+        if (pages < 4) assert.equal(ranges.length, 1, 'short documents are not split');
+      }
+    }
+  });
+
+  it('gives pdf-text output byte-identical to the unsplit run, pages in order', async () => {
+    const bytes = await mixedPdf();
+    const whole = await runTool('pdf-text', copy(bytes), { ocr: () => ocr });
+    assert.equal(whole.pages, 33);
+    const split = await runLogged('pdf-text', copy(bytes));
+    assert.equal(split.parts, workers, 'the job ran on every worker');
+    assert.deepEqual(split.result, whole);
+    assert.equal(split.result.text.split('\f').length, 33);
+    const progress = logged.lines.filter((l) => l.requestId === split.requestId && l.msg === 'tool job progress');
+    assert.ok(progress.length > 0 && progress.every((l) => typeof l.pagesDone === 'number'));
+    const finished = logged.lines.find((l) => l.requestId === split.requestId && l.msg === 'tool job finished');
+    assert.equal(finished?.pages, 33);
+    assert.equal(finished?.parts, workers);
+  });
+
+  it('gives pdf-json output identical to the unsplit run, pages numbered in order', async () => {
+    const bytes = await mixedPdf();
+    const whole = await runTool('pdf-json', copy(bytes), { ocr: () => ocr });
+    await untilAllIdle();
+    const split = await runLogged('pdf-json', copy(bytes));
+    assert.equal(split.parts, workers);
+    assert.equal(JSON.stringify(split.result), JSON.stringify(whole));
+    assert.deepEqual(
+      split.result.pages.map((p) => p.page),
+      Array.from({ length: 33 }, (_, i) => i + 1),
+    );
+  });
+
+  it('does not split pdf-md, documents under the page threshold, or while other jobs wait', async () => {
+    const bytes = await mixedPdf(1);
+    await untilAllIdle();
+    assert.equal((await runLogged('pdf-md', copy(bytes))).parts, 1);
+    await untilAllIdle();
+    const short = await runLogged('pdf-text', await onePagePdf('short'));
+    assert.equal(short.parts, workers);
+    assert.equal(short.result.text, 'short', 'helpers of a short document answer nothing; one part answers all');
+    await untilAllIdle();
+    // Four documents at once on three workers: each waits for, or takes, one worker.
+    const docs = await Promise.all(Array.from({ length: 4 }, () => runLogged('pdf-text', copy(bytes))));
+    const whole = await runTool('pdf-text', copy(bytes), { ocr: () => ocr });
+    for (const d of docs) assert.deepEqual(d.result, whole);
+    assert.deepEqual(
+      docs.slice(0, 3).map((d) => d.parts),
+      [1, 1, 1],
+      'the first three found jobs waiting behind them',
+    );
+  });
+
+  it('fails a split job at its time limit with 504, replaces every worker of it, and splits again afterwards', async () => {
+    await untilAllIdle();
+    const { bytes } = textPdf({ pages: 2000 });
+    const requestId = 'split-timeout';
+    await assert.rejects(pool.run('pdf-text', bytes, { requestId, timeoutMs: 50 }), isAppError('processing_timeout', 504));
+    assert.equal(logged.lines.find((l) => l.requestId === requestId && l.msg === 'tool job started')?.parts, workers);
+    assert.ok(logged.lines.some((l) => l.requestId === requestId && l.msg === 'tool job timed out'));
+    await untilAllIdle();
+    assert.equal(pool.stats().workers, workers);
+    const again = await mixedPdf(1);
+    assert.deepEqual((await runLogged('pdf-text', copy(again))).result, await runTool('pdf-text', copy(again), { ocr: () => ocr }));
+  });
+});
+
+describe('tool pool splitting a job whose worker crashes', () => {
+  it('answers 500 once, replaces the workers of every part and splits the next job', async () => {
+    const { log, lines } = memoryLogger();
+    const pool = createToolPool({ workers: 2, jobTimeoutMs: 60_000, jobMemoryMb: 256, log, inspectWorkers: 0, splitMinPages: 1, workerUrl: new URL('./fixtures/crashing-tool-worker.mjs', import.meta.url) });
+    const parts = (requestId: string) => lines.find((l) => l.requestId === requestId && l.msg === 'tool job started')?.parts;
+    try {
+      let warm = 0;
+      while (parts(`warm-${warm}`) !== 2) {
+        assert.ok(warm < 200, 'the workers never became idle together');
+        await pool.run('pdf-text', await onePagePdf('warm'), { requestId: `warm-${++warm}` });
+      }
+      await assert.rejects(pool.run('pdf-json', Buffer.from('CRASH please'), { requestId: 'crash' }), isAppError('internal_error', 500));
+      assert.equal(parts('crash'), 2);
+      assert.ok(lines.some((l) => l.requestId === 'crash' && l.msg === 'tool worker died during a job'));
+      const bytes = await multiPagePdf();
+      let result;
+      for (let i = 0; i < 200 && parts(`after-${i}`) !== 2; i++) result = await pool.run('pdf-json', new Uint8Array(bytes.bytes), { requestId: `after-${i + 1}` });
+      assert.deepEqual(
+        result?.pages.map((p) => p.page),
+        [1, 2, 3],
+      );
+      assert.equal(pool.stats().workers, 2);
     } finally {
       await pool.close();
     }

@@ -4,14 +4,15 @@
  * viewer shows even for rotated pages.
  */
 import type { PDFDocumentProxy } from './pdf/open-pdf.ts';
-import { mapPages } from './pdf/pdf-pages.ts';
+import { mapPages, type PageRange } from './pdf/pdf-pages.ts';
 import { fontNameOf } from './pdf/page-fonts.ts';
 import { buildBlocks, readingOrder, readPageText } from './pdf/page-layout.ts';
 import type { PdfJsonBlock, PdfJsonPage, PdfJsonResult, ProgressFn } from './tool-types.ts';
 
 const r2 = (n: number) => Math.round(n * 100) / 100;
 
-export async function pdfJson(doc: PDFDocumentProxy, onProgress?: ProgressFn): Promise<PdfJsonResult> {
+/** With `range`, only those pages (numbered as in the document), so consecutive ranges concatenate. */
+export async function pdfJson(doc: PDFDocumentProxy, onProgress?: ProgressFn, range?: PageRange): Promise<PdfJsonResult> {
   const visits = await mapPages(
     doc,
     async (page, pageNumber): Promise<PdfJsonPage> => {
@@ -35,6 +36,8 @@ export async function pdfJson(doc: PDFDocumentProxy, onProgress?: ProgressFn): P
       return { page: pageNumber, width: r2(frame.displayWidth), height: r2(frame.displayHeight), blocks };
     },
     onProgress,
+    undefined,
+    range,
   );
   return {
     pages: visits.map((v) => v.value ?? { page: v.pageNumber, width: 0, height: 0, blocks: [] }),

@@ -3,7 +3,7 @@
  * paragraphs by a blank line, cells of one table row by \t, pages by \f (as pdftotext).
  */
 import type { PDFDocumentProxy } from './pdf/open-pdf.ts';
-import { mapPages } from './pdf/pdf-pages.ts';
+import { mapPages, type PageRange } from './pdf/pdf-pages.ts';
 import { buildBlocks, readingOrder, readPageText, sameRowOf, type Fragment } from './pdf/page-layout.ts';
 import type { PdfTextResult, ProgressFn } from './tool-types.ts';
 
@@ -39,7 +39,11 @@ export function fragmentsToText(ordered: Fragment[]): string {
   return text;
 }
 
-export async function pdfText(doc: PDFDocumentProxy, onProgress?: ProgressFn): Promise<PdfTextResult> {
+/**
+ * With `range`, only those pages: their texts joined by \f, `pages` still the document's
+ * count. Joining the texts of consecutive ranges with \f gives the whole document's text.
+ */
+export async function pdfText(doc: PDFDocumentProxy, onProgress?: ProgressFn, range?: PageRange): Promise<PdfTextResult> {
   const pages = await mapPages(
     doc,
     async (page) => {
@@ -47,6 +51,8 @@ export async function pdfText(doc: PDFDocumentProxy, onProgress?: ProgressFn): P
       return fragmentsToText(readingOrder(fragments));
     },
     onProgress,
+    undefined,
+    range,
   );
   return { text: pages.map((p) => p.value ?? '').join('\f'), pages: doc.numPages };
 }

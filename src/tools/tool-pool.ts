@@ -10,15 +10,25 @@
  * - a worker that dies any other way answers 500 internal_error.
  * A worker that ends for any reason is replaced, so capacity recovers by itself.
  *
+ * Splitting: a pdf-text or pdf-json job dispatched while other tool workers are idle and
+ * nothing else waits runs on all of them at once, each worker opening the document and
+ * extracting its own page range (documents under splitMinPages pages are done whole by one
+ * of them; the others answer at once). Results are joined in page order, identical to the
+ * unsplit output. Parts never wait in the queue: under load every document gets one worker,
+ * which is best for throughput. The job's time limit covers all parts; when a part times out
+ * or its worker dies, the job fails as an unsplit one would and every worker still running
+ * a part of it is terminated and replaced.
+ *
  * run() transfers the bytes to the worker when they own their whole ArrayBuffer (as
  * readUpload's do): the caller's array is detached afterwards. Copy first if you still
- * need them.
+ * need them. A split job's other parts read a SharedArrayBuffer copy.
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../http/app-error.ts';
 import type { Logger } from '../log.ts';
 import { inspectDocument, type DocumentKind } from './inspect-document.ts';
+import { mergeParts, SPLITTABLE_TOOLS, type ToolPart } from './tool-split.ts';
 import type { ToolName, ToolResultMap } from './tool-types.ts';
 import type { SerializedError, WorkerMessage, WorkerRequest } from './tool-worker.ts';
 
@@ -36,6 +46,11 @@ export interface ToolPoolOptions {
   inspectWorkers?: number;
   /** Documents up to this size are inspected on the calling thread (it takes a few ms). Default 1 MB. */
   inlineInspectBytes?: number;
+  /**
+   * pdf-text and pdf-json jobs on documents with at least this many pages use every idle tool
+   * worker (page ranges in parallel) when nothing else waits. Default 32; Infinity never splits.
+   */
+  splitMinPages?: number;
 }
 
 export interface ToolPoolStats {
@@ -72,6 +87,18 @@ interface Job {
   startedAt: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** Set once, when the job has answered; parts still running after that are ignored. */
+  settled: boolean;
+  timer: NodeJS.Timeout | null;
+  /** Workers the job runs on (more than one when split), and what each part reported. */
+  parts: number;
+  running: Set<Slot>;
+  results: unknown[];
+  partPages: (number | null)[];
+  partDone: number[];
+  partTotal: number[];
+  remaining: number;
+  lastProgressLog: number;
 }
 
 interface Slot {
@@ -79,10 +106,14 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   job: Job | null;
-  timer: NodeJS.Timeout | null;
+  /** Which part of its job this worker runs. */
+  part: number;
   /** Set once the slot is being torn down, so its exit is not handled twice. */
   dead: boolean;
 }
+
+/** Progress of a split job is logged at most this often (each part reports on its own). */
+const PROGRESS_LOG_EVERY_MS = 1000;
 
 const DEFAULT_WORKER_URL = new URL('./tool-worker.mjs', import.meta.url);
 
@@ -99,12 +130,27 @@ const transferable = (bytes: Uint8Array): Uint8Array => {
   return new Uint8Array(bytes);
 };
 
+/**
+ * Moves the bytes into an array the pool owns (no copy when they own their whole buffer; the
+ * caller's array is detached as with a transfer to a worker), for jobs dispatched later.
+ */
+const takeOwnership = (bytes: Uint8Array): Uint8Array => {
+  const whole = transferable(bytes);
+  if (whole !== bytes) return whole;
+  try {
+    return new Uint8Array(structuredClone(bytes.buffer as ArrayBuffer, { transfer: [bytes.buffer as ArrayBuffer] }));
+  } catch {
+    return new Uint8Array(bytes);
+  }
+};
+
 export function createToolPool(opts: ToolPoolOptions): ToolPool {
   const size = opts.workers > 0 ? opts.workers : os.availableParallelism();
   const log = opts.log.child({ component: 'tool-pool' });
   const workerUrl = opts.workerUrl ?? DEFAULT_WORKER_URL;
   const inspectSize = opts.inspectWorkers ?? 1;
   const inlineInspectBytes = opts.inlineInspectBytes ?? 1024 * 1024;
+  const splitMinPages = opts.splitMinPages ?? 32;
   const slots: Slot[] = [];
   const queues: Record<Lane, Job[]> = { tools: [], inspect: [] };
   const queue = queues.tools;
@@ -112,6 +158,7 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
   let closed = false;
   let startFailures = 0;
   const idleWaiters: (() => void)[] = [];
+  let dispatchScheduled = false;
 
   const spawn = (lane: Lane): void => {
     if (closed) return;
@@ -121,7 +168,7 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
       resourceLimits: { maxOldGenerationSizeMb: opts.jobMemoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(opts.jobMemoryMb / 8))) },
       name: 'paycall-tool',
     });
-    const slot: Slot = { lane, worker, ready: false, job: null, timer: null, dead: false };
+    const slot: Slot = { lane, worker, ready: false, job: null, part: 0, dead: false };
     slots.push(slot);
     worker.on('message', (msg: WorkerMessage) => onMessage(slot, msg));
     worker.on('error', (error: Error & { code?: string }) => retire(slot, error));
@@ -131,18 +178,22 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
   const retire = (slot: Slot, cause: Error & { code?: string }): void => {
     if (slot.dead) return;
     slot.dead = true;
-    if (slot.timer) clearTimeout(slot.timer);
     slots.splice(slots.indexOf(slot), 1);
     const job = slot.job;
     slot.job = null;
     if (job) {
-      const ms = Date.now() - job.startedAt;
-      if (cause.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        log.warn('tool job exceeded the memory limit', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, memoryMb: opts.jobMemoryMb });
-        job.reject(new AppError('document_too_complex', 422, `processing the document needs more than the ${opts.jobMemoryMb} MB memory limit`));
-      } else {
-        log.error('tool worker died during a job', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, error: cause });
-        job.reject(new AppError('internal_error', 500, 'the document worker stopped unexpectedly'));
+      release(job, slot);
+      if (!job.settled) {
+        const ms = Date.now() - job.startedAt;
+        if (cause.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+          log.warn('tool job exceeded the memory limit', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, memoryMb: opts.jobMemoryMb, part: job.parts > 1 ? slot.part : undefined });
+          fail(job, new AppError('document_too_complex', 422, `processing the document needs more than the ${opts.jobMemoryMb} MB memory limit`));
+        } else {
+          log.error('tool worker died during a job', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, error: cause, part: job.parts > 1 ? slot.part : undefined });
+          fail(job, new AppError('internal_error', 500, 'the document worker stopped unexpectedly'));
+        }
+        // The other parts are worthless without this one: free their workers now.
+        for (const sibling of [...job.running]) retire(sibling, new Error('terminated: another part of its job failed'));
       }
     } else if (!slot.ready && !closed) {
       startFailures++;
@@ -170,67 +221,136 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
     const job = slot.job;
     if (!job || msg.jobId !== job.id) return;
     if (msg.type === 'progress') {
-      log.info('tool job progress', { jobId: job.id, tool: job.tool, requestId: job.requestId, pagesDone: msg.pagesDone, pagesTotal: msg.pagesTotal, ms: Date.now() - job.startedAt });
+      job.partDone[slot.part] = msg.pagesDone;
+      job.partTotal[slot.part] = msg.pagesTotal;
+      const now = Date.now();
+      // One part's last page, or a second since the last line (each worker already throttles).
+      if (job.settled || (job.parts > 1 && now - job.lastProgressLog < PROGRESS_LOG_EVERY_MS && msg.pagesDone !== msg.pagesTotal)) return;
+      job.lastProgressLog = now;
+      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+      log.info('tool job progress', { jobId: job.id, tool: job.tool, requestId: job.requestId, pagesDone: sum(job.partDone), pagesTotal: sum(job.partTotal), ms: now - job.startedAt });
       return;
     }
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = null;
     slot.job = null;
+    release(job, slot);
     const ms = Date.now() - job.startedAt;
-    if (msg.type === 'done') {
-      log.info('tool job finished', { jobId: job.id, lane: job.lane, tool: job.tool, requestId: job.requestId, ms, queueMs: job.startedAt - job.enqueuedAt, pages: msg.pages });
-      job.resolve(msg.result);
+    if (job.settled) {
+      // A part of a job that has already answered (another part failed): only the worker is freed.
+    } else if (msg.type === 'done') {
+      job.results[slot.part] = msg.result;
+      job.partPages[slot.part] = msg.pages;
+      if (--job.remaining === 0) {
+        let result: unknown;
+        try {
+          result = job.parts > 1 ? mergeParts(job.tool, job.results as never[]) : msg.result;
+        } catch (error) {
+          log.error('tool job failed', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, error });
+          fail(job, error);
+          result = undefined;
+        }
+        if (!job.settled) {
+          const pages = job.parts > 1 ? job.partPages.reduce<number>((a, b) => a + (b ?? 0), 0) : msg.pages;
+          log.info('tool job finished', { jobId: job.id, lane: job.lane, tool: job.tool, requestId: job.requestId, ms, queueMs: job.startedAt - job.enqueuedAt, pages, parts: job.parts });
+          job.settled = true;
+          job.resolve(result);
+        }
+      }
     } else {
       const error = toError(msg.error);
       if (msg.error.app) log.info('tool job rejected the document', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, code: msg.error.code, message: msg.error.message });
       else log.error('tool job failed', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, error });
-      job.reject(error);
+      fail(job, error);
     }
     dispatch();
     settleIdle();
   };
 
+  const fail = (job: Job, error: unknown): void => {
+    if (job.settled) return;
+    job.settled = true;
+    job.reject(error);
+  };
+
+  /** A worker is done with its part. The time limit stays armed while any part runs, answered or not. */
+  const release = (job: Job, slot: Slot): void => {
+    job.running.delete(slot);
+    if (!job.running.size && job.timer) clearTimeout(job.timer);
+  };
+
+  const idle = (slot: Slot): boolean => slot.ready && !slot.job && !slot.dead;
+  const splittable = (job: Job): boolean => job.lane === 'tools' && splitMinPages !== Infinity && SPLITTABLE_TOOLS.has(job.tool);
+
   const dispatch = (): void => {
     for (const slot of slots) {
       const waiting = queues[slot.lane];
-      if (!waiting.length) continue;
-      if (!slot.ready || slot.job || slot.dead) continue;
+      if (!waiting.length || !idle(slot)) continue;
       const job = waiting.shift()!;
-      slot.job = job;
-      job.startedAt = Date.now();
-      log.info('tool job started', { jobId: job.id, lane: job.lane, tool: job.tool, requestId: job.requestId, bytes: job.bytes.byteLength, queueMs: job.startedAt - job.enqueuedAt });
-      const post = (bytes: Uint8Array) => {
-        const request: WorkerRequest = job.lane === 'inspect' ? { type: 'inspect', jobId: job.id, tool: job.tool, bytes, maxPages: job.maxPages ?? Infinity } : { type: 'run', jobId: job.id, tool: job.tool, bytes };
-        slot.worker.postMessage(request, [bytes.buffer as ArrayBuffer]);
-      };
-      try {
-        try {
-          post(transferable(job.bytes));
-        } catch (error) {
-          // Memory owned by native code (a Buffer from an addon) cannot move between threads: send a copy.
-          if ((error as Error)?.name !== 'DataCloneError') throw error;
-          post(new Uint8Array(job.bytes));
-        }
-      } catch (error) {
-        slot.job = null;
-        log.error('tool job could not be sent to a worker', { jobId: job.id, tool: job.tool, requestId: job.requestId, error });
-        job.reject(error);
-        continue;
+      const team = [slot];
+      // Idle workers join only when nobody else waits for them.
+      if (splittable(job) && !waiting.length) {
+        for (const other of slots) if (other !== slot && other.lane === 'tools' && idle(other)) team.push(other);
       }
-      job.bytes = new Uint8Array(0);
-      slot.timer = setTimeout(() => {
-        if (slot.job !== job) return;
-        slot.job = null;
-        log.warn('tool job timed out', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms: Date.now() - job.startedAt, timeoutMs: job.timeoutMs });
-        job.reject(new AppError('processing_timeout', 504, `processing the document took longer than ${job.timeoutMs / 1000} s`));
-        retire(slot, new Error('terminated after a job timeout'));
-      }, job.timeoutMs);
+      start(job, team);
     }
+  };
+
+  /** Sends a job to its worker, or its parts to a team of idle workers, and arms its time limit. */
+  const start = (job: Job, team: Slot[]): void => {
+    job.startedAt = Date.now();
+    job.parts = team.length;
+    job.remaining = team.length;
+    job.results = team.map(() => null);
+    job.partPages = team.map(() => null);
+    job.partDone = team.map(() => 0);
+    job.partTotal = team.map(() => 0);
+    log.info('tool job started', { jobId: job.id, lane: job.lane, tool: job.tool, requestId: job.requestId, bytes: job.bytes.byteLength, queueMs: job.startedAt - job.enqueuedAt, parts: job.parts });
+    // The other parts read one shared copy, made before the original moves to the first worker.
+    let shared: Uint8Array | null = null;
+    if (team.length > 1) {
+      shared = new Uint8Array(new SharedArrayBuffer(job.bytes.byteLength));
+      shared.set(job.bytes);
+    }
+    const partOf = (index: number): ToolPart | undefined => (team.length > 1 ? { index, count: team.length, minPages: Math.max(1, splitMinPages) } : undefined);
+    const request = (bytes: Uint8Array, index: number): WorkerRequest =>
+      job.lane === 'inspect' ? { type: 'inspect', jobId: job.id, tool: job.tool, bytes, maxPages: job.maxPages ?? Infinity } : { type: 'run', jobId: job.id, tool: job.tool, bytes, part: partOf(index) };
+    for (const [index, slot] of team.entries()) {
+      try {
+        if (index === 0) {
+          const post = (bytes: Uint8Array) => slot.worker.postMessage(request(bytes, 0), [bytes.buffer as ArrayBuffer]);
+          try {
+            post(transferable(job.bytes));
+          } catch (error) {
+            // Memory owned by native code (a Buffer from an addon) cannot move between threads: send a copy.
+            if ((error as Error)?.name !== 'DataCloneError') throw error;
+            post(new Uint8Array(job.bytes));
+          }
+        } else slot.worker.postMessage(request(shared!, index));
+      } catch (error) {
+        log.error('tool job could not be sent to a worker', { jobId: job.id, tool: job.tool, requestId: job.requestId, error });
+        fail(job, error);
+        break;
+      }
+      slot.job = job;
+      slot.part = index;
+      job.running.add(slot);
+    }
+    job.bytes = new Uint8Array(0);
+    if (!job.running.size) return;
+    job.timer = setTimeout(() => {
+      if (!job.settled) log.warn('tool job timed out', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms: Date.now() - job.startedAt, timeoutMs: job.timeoutMs, parts: job.parts });
+      fail(job, new AppError('processing_timeout', 504, `processing the document took longer than ${job.timeoutMs / 1000} s`));
+      for (const slot of [...job.running]) retire(slot, new Error('terminated after a job timeout'));
+    }, job.timeoutMs);
   };
 
   const settleIdle = (): void => {
     if (slots.some((s) => s.job) || queues.tools.length || queues.inspect.length) return;
     for (const w of idleWaiters.splice(0)) w();
+  };
+
+  const newJob = (fields: Pick<Job, 'lane' | 'maxPages' | 'tool' | 'bytes' | 'requestId' | 'timeoutMs' | 'resolve' | 'reject'>): Job => {
+    const now = Date.now();
+    return { ...fields, id: nextJobId++, enqueuedAt: now, startedAt: now, settled: false, timer: null, parts: 0, running: new Set(), results: [], partPages: [], partDone: [], partTotal: [], remaining: 0, lastProgressLog: 0 };
   };
 
   for (let i = 0; i < size; i++) spawn('tools');
@@ -244,17 +364,27 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
         return Promise.reject(new AppError('tools_busy', 503, 'too many documents are waiting to be processed', { hint: 'retry in a few seconds', headers: { 'Retry-After': '5' } }));
       }
       return new Promise<ToolResultMap[T]>((resolve, reject) => {
-        const now = Date.now();
-        queue.push({ id: nextJobId++, lane: 'tools', tool, bytes, requestId: meta.requestId, timeoutMs: meta.timeoutMs ?? opts.jobTimeoutMs, enqueuedAt: now, startedAt: now, resolve: resolve as (v: unknown) => void, reject });
-        dispatch();
+        const job = newJob({ lane: 'tools', tool, bytes, requestId: meta.requestId, timeoutMs: meta.timeoutMs ?? opts.jobTimeoutMs, resolve: resolve as (v: unknown) => void, reject });
+        queue.push(job);
+        if (splittable(job) && slots.filter((s) => s.lane === 'tools' && idle(s)).length > 1) {
+          // It would be split: first let the jobs submitted in the same tick (Promise.all over a
+          // batch) join the queue, so that a batch gets one worker per document instead.
+          job.bytes = takeOwnership(bytes);
+          if (!dispatchScheduled) {
+            dispatchScheduled = true;
+            queueMicrotask(() => {
+              dispatchScheduled = false;
+              dispatch();
+            });
+          }
+        } else dispatch();
       });
     },
     async inspect(tool, bytes, inspectOpts) {
       if (closed || inspectSize === 0 || bytes.byteLength <= inlineInspectBytes) return inspectDocument(tool, bytes, inspectOpts);
       return new Promise((resolve, reject) => {
-        const now = Date.now();
         // A copy: the caller still needs its bytes to run the tool after payment.
-        queues.inspect.push({ id: nextJobId++, lane: 'inspect', maxPages: inspectOpts.maxPages, tool, bytes: new Uint8Array(bytes), timeoutMs: opts.jobTimeoutMs, enqueuedAt: now, startedAt: now, resolve: resolve as (v: unknown) => void, reject });
+        queues.inspect.push(newJob({ lane: 'inspect', maxPages: inspectOpts.maxPages, tool, bytes: new Uint8Array(bytes), timeoutMs: opts.jobTimeoutMs, resolve: resolve as (v: unknown) => void, reject }));
         dispatch();
       });
     },
@@ -273,7 +403,6 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
       await Promise.all(
         slots.splice(0).map((s) => {
           s.dead = true;
-          if (s.timer) clearTimeout(s.timer);
           return s.worker.terminate();
         }),
       );

@@ -8,10 +8,17 @@ import { parentPort } from 'node:worker_threads';
 import { isAppError } from '../http/app-error.ts';
 import { inspectDocument } from './inspect-document.ts';
 import { createOcrEngine } from './invoice/ocr-engine.ts';
-import { runTool } from './run-tool.ts';
+import { runTool, runToolPart, type ToolPart } from './run-tool.ts';
 import type { ToolName } from './tool-types.ts';
 
-export type WorkerRequest = { type: 'run'; jobId: number; tool: ToolName; bytes: Uint8Array } | { type: 'inspect'; jobId: number; tool: ToolName; bytes: Uint8Array; maxPages: number };
+/**
+ * `part`: one part of a job the pool split across workers (see runToolPart); its bytes are
+ * then a view of a SharedArrayBuffer that every part reads. A part answers `done` with a
+ * null result when it has no pages, and `pages` counts its own pages.
+ */
+export type WorkerRequest =
+  | { type: 'run'; jobId: number; tool: ToolName; bytes: Uint8Array; part?: ToolPart }
+  | { type: 'inspect'; jobId: number; tool: ToolName; bytes: Uint8Array; maxPages: number };
 
 export type SerializedError = { app: true; code: string; status: number; message: string; hint?: string } | { app: false; message: string; stack?: string };
 
@@ -35,7 +42,9 @@ function main(): void {
   if (!port) throw new Error('tool-worker must run in a worker thread');
   const ocr = createOcrEngine();
   port.on('message', async (msg: WorkerRequest) => {
-    const { jobId, tool, bytes } = msg;
+    const { jobId, tool } = msg;
+    // pdf.js takes ownership of (detaches) what it reads: shared memory is copied first.
+    const bytes = msg.bytes.buffer instanceof SharedArrayBuffer ? new Uint8Array(msg.bytes) : msg.bytes;
     if (msg.type === 'inspect') {
       try {
         port.postMessage({ type: 'done', jobId, result: await inspectDocument(tool, bytes, { maxPages: msg.maxPages }), pages: null } satisfies WorkerMessage);
@@ -47,9 +56,9 @@ function main(): void {
     let lastProgress = 0;
     let pages: number | null = null;
     try {
-      const result = await runTool(tool, bytes, {
+      const deps = {
         ocr: () => ocr,
-        onProgress: (pagesDone, pagesTotal) => {
+        onProgress: (pagesDone: number, pagesTotal: number) => {
           pages = pagesTotal;
           const now = Date.now();
           if (now - lastProgress >= PROGRESS_EVERY_MS || pagesDone === pagesTotal) {
@@ -57,7 +66,9 @@ function main(): void {
             port.postMessage({ type: 'progress', jobId, pagesDone, pagesTotal } satisfies WorkerMessage);
           }
         },
-      });
+      };
+      const result = msg.part ? await runToolPart(tool, bytes, msg.part, deps) : await runTool(tool, bytes, deps);
+      if (msg.part && result === null) pages = 0;
       port.postMessage({ type: 'done', jobId, result, pages } satisfies WorkerMessage);
     } catch (error) {
       port.postMessage({ type: 'failed', jobId, error: serialize(error) } satisfies WorkerMessage);

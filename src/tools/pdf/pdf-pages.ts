@@ -12,10 +12,28 @@ export interface PageVisit<T> {
   error: unknown;
 }
 
-export async function mapPages<T>(doc: PDFDocumentProxy, visit: (page: PDFPageProxy, pageNumber: number) => Promise<T>, onProgress?: ProgressFn, maxPages?: number): Promise<PageVisit<T>[]> {
-  const total = maxPages ? Math.min(doc.numPages, maxPages) : doc.numPages;
+/** A run of pages, 1-based and inclusive: a part of a job the pool split across workers. */
+export interface PageRange {
+  first: number;
+  last: number;
+}
+
+/**
+ * Visits pages 1..numPages (at most maxPages), or only `range` when given. Progress counts
+ * the pages of the walk: (done, pages in the walk).
+ */
+export async function mapPages<T>(
+  doc: PDFDocumentProxy,
+  visit: (page: PDFPageProxy, pageNumber: number) => Promise<T>,
+  onProgress?: ProgressFn,
+  maxPages?: number,
+  range?: PageRange,
+): Promise<PageVisit<T>[]> {
+  const first = range ? Math.max(1, range.first) : 1;
+  const last = Math.min(doc.numPages, range ? range.last : Infinity, maxPages || Infinity);
+  const total = Math.max(0, last - first + 1);
   const out: PageVisit<T>[] = [];
-  for (let n = 1; n <= total; n++) {
+  for (let n = first; n <= last; n++) {
     let page: PDFPageProxy | null = null;
     try {
       page = await doc.getPage(n);
@@ -25,7 +43,7 @@ export async function mapPages<T>(doc: PDFDocumentProxy, visit: (page: PDFPagePr
     } finally {
       page?.cleanup();
     }
-    onProgress?.(n, total);
+    onProgress?.(n - first + 1, total);
   }
   return out;
 }
