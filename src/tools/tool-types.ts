@@ -84,3 +84,13 @@ export type ToolResult = ToolResultMap[ToolName];
 
 /** Called by a tool as pages complete, so long jobs show progress in the logs. */
 export type ProgressFn = (pagesDone: number, pagesTotal: number) => void;
+
+// The contract is the source of truth for what buyers receive: these assignments make
+// `npm run typecheck` fail when a tool result drifts from its openapi.yaml schema.
+type ContractSchemas = import('../generated/openapi.ts').components['schemas'];
+export const conformsToContract = {
+  pdfText: (r: PdfTextResult): ContractSchemas['PdfTextResult'] => r,
+  pdfMd: (r: PdfMdResult): ContractSchemas['PdfMdResult'] => r,
+  pdfJson: (r: PdfJsonResult): ContractSchemas['PdfJsonResult'] => r,
+  invoice: (r: InvoiceResult): ContractSchemas['InvoiceResult'] => r,
+};
