@@ -195,6 +195,23 @@ test('base exact with the x402 reference payload {signature, authorization}: the
   assert.equal(replay.headers.get('x-idempotent-replay'), 'true');
 });
 
+test('polygon exact with {signature, authorization} and base X-Session-Token: every EVM rail on both chains', async () => {
+  for (const [network, rail] of [['polygon', 'x-payment'], ['base', 'x-session-token']] as const) {
+    const c = chain(network);
+    const pdf = await makePdf(1, `${network}-${rail}`);
+    await callTool(t.baseUrl, '/v1/pdf-json', pdf);
+    const auth = await signEip3009Authorization({ chainId: c.chainId, usdc: c.usdc, privateKey: buyer(2), to: c.payTo, value: 15_000n });
+    const headers = rail === 'x-payment' ? { 'x-payment': xPayment(network, 'exact', { signature: auth.signature, authorization: auth.authorization }) } : { 'x-session-token': sessionToken(network, auth) };
+    const r = await callTool(t.baseUrl, '/v1/pdf-json', pdf, headers);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const pr = decodePaymentResponse(r.headers.get('x-payment-response'));
+    assert.equal(pr.network, network);
+    const [row] = await ledger(pr.transaction);
+    assert.equal(row.amount, '15000');
+    assert.equal(row.network, network);
+  }
+});
+
 test('polygon transfer-with-authorization via X-Session-Token: gasless for the buyer', async () => {
   const c = chain('polygon');
   const pdf = await makePdf(2, 'session');
