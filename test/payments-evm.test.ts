@@ -201,7 +201,7 @@ test('polygon exact with {signature, authorization} and base X-Session-Token: ev
     const pdf = await makePdf(1, `${network}-${rail}`);
     await callTool(t.baseUrl, '/v1/pdf-json', pdf);
     const auth = await signEip3009Authorization({ chainId: c.chainId, usdc: c.usdc, privateKey: buyer(2), to: c.payTo, value: 15_000n });
-    const headers = rail === 'x-payment' ? { 'x-payment': xPayment(network, 'exact', { signature: auth.signature, authorization: auth.authorization }) } : { 'x-session-token': sessionToken(network, auth) };
+    const headers: Record<string, string> = rail === 'x-payment' ? { 'x-payment': xPayment(network, 'exact', { signature: auth.signature, authorization: auth.authorization }) } : { 'x-session-token': sessionToken(network, auth) };
     const r = await callTool(t.baseUrl, '/v1/pdf-json', pdf, headers);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const pr = decodePaymentResponse(r.headers.get('x-payment-response'));
