@@ -9,12 +9,13 @@ import { createPublicClient, createTestClient, createWalletClient, getAddress, h
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { evmRevertedTransfer, evmTokenBalance, evmTransferToken, evmTransferUsdc, signEip3009Authorization } from '../devnet/buyer.ts';
 import { readTestUsdcArtifact } from '../devnet/contracts/compile-test-usdc.ts';
-import { ChainError, type EvmChainAdapter, type TxLookup } from '../src/chains/chain-adapter.ts';
+import type { EvmChainAdapter } from '../src/chains/chain-adapter.ts';
 import { createChainAdapters } from '../src/chains/create-chain-adapters.ts';
 import { createEvmAdapter } from '../src/chains/evm-adapter.ts';
 import { USDC_ADDRESSES } from '../src/chains/usdc-addresses.ts';
 import { silentLogger } from '../src/log.ts';
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts';
+import { confirmed, refusal } from './helpers/chains.ts';
 
 let devnet: TestDevnet;
 let adapters: { base: EvmChainAdapter; polygon: EvmChainAdapter };
@@ -28,20 +29,6 @@ after(async () => {
   await devnet?.stop();
 });
 
-const confirmed = (found: TxLookup) => {
-  assert.equal(found.status, 'confirmed', `expected confirmed, got ${found.status}`);
-  return found as Extract<TxLookup, { status: 'confirmed' }>;
-};
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (e) {
-    assert.ok(e instanceof ChainError, `expected a ChainError, got ${String(e)}`);
-    return e.reason;
-  }
-  assert.fail('expected a refusal');
-}
 
 for (const network of ['base', 'polygon'] as const) {
   describe(network, () => {

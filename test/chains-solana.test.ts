@@ -16,12 +16,13 @@ import {
   solanaTransferInstruction,
   solanaTransferUsdc,
 } from '../devnet/buyer.ts';
-import { ChainError, type SolanaChainAdapter, type TxLookup } from '../src/chains/chain-adapter.ts';
+import type { SolanaChainAdapter } from '../src/chains/chain-adapter.ts';
 import { createChainAdapters } from '../src/chains/create-chain-adapters.ts';
 import { createSolanaAdapter } from '../src/chains/solana-adapter.ts';
 import { USDC_ADDRESSES } from '../src/chains/usdc-addresses.ts';
 import { silentLogger } from '../src/log.ts';
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts';
+import { confirmed, refusal } from './helpers/chains.ts';
 
 let devnet: TestDevnet;
 let solana: SolanaChainAdapter;
@@ -40,20 +41,6 @@ const chain = () => devnet.info.chains.solana;
 const secret = (i: number) => devnet.info.accounts[i].solanaSecretKey;
 const wallet = (i: number) => solanaKeypair(secret(i)).publicKey.toBase58();
 
-const confirmed = (found: TxLookup) => {
-  assert.equal(found.status, 'confirmed', `expected confirmed, got ${found.status}`);
-  return found as Extract<TxLookup, { status: 'confirmed' }>;
-};
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (e) {
-    assert.ok(e instanceof ChainError, `expected a ChainError, got ${String(e)}`);
-    return e.reason;
-  }
-  assert.fail('expected a refusal');
-}
 
 describe('reading payments', () => {
   test('the USDC mint sits at the mainnet address with 6 decimals', async () => {

@@ -19,18 +19,12 @@ export interface TextRun {
   fontId: string;
 }
 
-/** Runs on one baseline with no wide gap between them: a line of a paragraph, or a table cell. */
-export interface Fragment {
+/**
+ * Runs on one baseline with no wide gap between them: a line of a paragraph, or a table cell.
+ * Its size and font are the dominant ones (by characters).
+ */
+export interface Fragment extends TextRun {
   runs: TextRun[];
-  text: string;
-  x0: number;
-  x1: number;
-  baseline: number;
-  top: number;
-  bottom: number;
-  /** Dominant font size and font (by characters). */
-  size: number;
-  fontId: string;
 }
 
 export interface Frame {
