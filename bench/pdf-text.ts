@@ -1,24 +1,35 @@
 /**
- * pdf-text throughput: a generated 200-page PDF through the tool pool, beside poppler's
- * pdftotext on the same file in the same run. Prints pages per second for both and the
- * ratio (pool / pdftotext), for one document at a time (latency) and for as many
- * documents at once as there are cores (throughput). One document alone is split over the
- * idle workers (page ranges in parallel); the same run without splitting is printed beside it.
+ * pdf-text throughput on the generated 200-page PDF and on the quality corpus (real PDFs,
+ * test/fixtures/corpus/), beside poppler's pdftotext on the same files in the same run.
  *
- *   npx tsx bench/pdf-text.ts [pages] [rounds]      (or: npm run bench -- pdf-text)
+ * For each document: pages per second through the tool pool for one document at a time (split
+ * over the idle workers) and for as many documents at once as there are cores, pdftotext the
+ * same two ways, and the ratios (pool / pdftotext). Then, in this thread, the per-page time
+ * split of the PDFium engine (parse: document + page content; text: PDFium's text page and
+ * characters -> runs; layout: reading order, blocks, text) beside the pdf.js engine used before
+ * (bench/pdfjs-text-engine.ts), so the before/after comparison is in the same run, and pages
+ * per CPU-second of the PDFium engine and of pdftotext (steady when the machine is shared).
+ *
+ *   npx tsx bench/pdf-text.ts [rounds] [--corpus-only|--generated-only] [--no-pdfjs]
+ *   (or: npm run bench -- pdf-text)
  *
  * pdftotext comes from Debian's poppler-utils; when it is missing and we are root, the
  * benchmark installs it with apt-get.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { silentLogger } from '../src/log.ts';
-import { createToolPool } from '../src/tools/tool-pool.ts';
+import { openPdf } from '../src/tools/pdf/open-pdf.ts';
+import { readingOrder, readPageText } from '../src/tools/pdf/page-layout.ts';
+import { fragmentsToText } from '../src/tools/pdf-text.tool.ts';
+import { createToolPool, type ToolPool } from '../src/tools/tool-pool.ts';
+import { corpusDocuments } from '../test/fixtures/corpus-fixtures.ts';
 import { textPdf } from '../test/fixtures/raw-pdf.ts';
+import { pdfjsText, type EngineTimes } from './pdfjs-text-engine.ts';
 
 const run = promisify(execFile);
 
@@ -46,90 +57,197 @@ function ensurePdftotext(): boolean {
   return havePdftotext();
 }
 
-export interface BenchResult {
+interface BenchDocument {
+  name: string;
+  bytes: Uint8Array;
   pages: number;
-  cores: number;
-  poolPagesPerSecond: number;
-  /** One document at a time with splitting off (splitMinPages: Infinity): one worker per document. */
-  poolUnsplitPagesPerSecond: number;
-  poolThroughputPagesPerSecond: number;
-  pdftotextPagesPerSecond: number | null;
-  pdftotextThroughputPagesPerSecond: number | null;
+  file: string;
 }
 
-export async function runPdfTextBench(pages = 200, rounds = 5): Promise<BenchResult> {
-  const cores = os.availableParallelism();
-  const { bytes } = textPdf({ pages });
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'paycall-bench-'));
-  const file = path.join(dir, 'bench.pdf');
-  writeFileSync(file, bytes);
-  console.log(`document: ${pages} pages, ${(bytes.length / 1024).toFixed(0)} KB; ${cores} cores; ${rounds} rounds`);
+export interface DocumentFigures {
+  name: string;
+  pages: number;
+  /** Pool, one document at a time (split over idle workers), pages/s. */
+  pool: number;
+  /** Pool, `cores` copies at once, pages/s. */
+  poolParallel: number;
+  pdftotext: number | null;
+  pdftotextParallel: number | null;
+  /** This thread, PDFium engine: ms per page. */
+  pdfium: EngineTimes & { pagesPerSecond: number };
+  /** Pages per CPU-second: PDFium engine in this thread, and pdftotext (one process at a time). */
+  pdfiumCpu: number;
+  pdftotextCpu: number | null;
+  /** This thread, pdf.js engine (before): ms per page; null with --no-pdfjs. */
+  pdfjs: (EngineTimes & { pagesPerSecond: number }) | null;
+}
 
-  const unsplitPps = await singleDocumentPagesPerSecond(bytes, pages, rounds, Infinity);
-  const pool = createToolPool({ workers: 0, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0 });
-  try {
-    // Warm every worker (thread start, pdf.js load) so only conversion is timed.
-    await Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', textPdf({ pages: 2 }).bytes)));
-    let words = 0;
-    const single: number[] = [];
-    for (let r = 0; r < rounds; r++) {
-      const t = performance.now();
-      const result = await pool.run('pdf-text', new Uint8Array(bytes));
-      single.push((performance.now() - t) / 1000);
-      words = result.text.split(/\s+/).filter(Boolean).length;
-    }
+/**
+ * CPU seconds used so far by waited-for child processes (pdftotext), from /proc/self/stat
+ * (cutime + cstime, clock ticks of 10 ms): with other work on the machine, wall-clock figures
+ * swing; CPU time per page does not, so both are printed.
+ */
+function childCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 16 and 17 of stat(5), counted from the state field (3).
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+/** CPU seconds of this process (the bench thread while the pool is idle). */
+const ownCpuSeconds = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/** Times a job `rounds` times (after one warm-up) and returns the median seconds. */
+async function medianSeconds(rounds: number, job: () => Promise<unknown>): Promise<number> {
+  await job();
+  const times: number[] = [];
+  for (let r = 0; r < rounds; r++) {
     const t = performance.now();
-    await Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', new Uint8Array(bytes))));
-    const parallel = (performance.now() - t) / 1000;
-    const poolPps = pages / median(single);
-    const poolThroughput = (pages * cores) / parallel;
-    console.log(`pool     pdf-text : ${poolPps.toFixed(0)} pages/s one document at a time (median ${(median(single) * 1000).toFixed(0)} ms), ${poolThroughput.toFixed(0)} pages/s with ${cores} documents at once; ${words} words`);
-    console.log(`pool, no splitting: ${unsplitPps.toFixed(0)} pages/s one document at a time (one worker per document)`);
+    await job();
+    times.push((performance.now() - t) / 1000);
+  }
+  return median(times);
+}
 
-    let popplerPps: number | null = null;
-    let popplerThroughput: number | null = null;
-    if (ensurePdftotext()) {
-      const times: number[] = [];
-      let popplerWords = 0;
-      for (let r = 0; r < rounds; r++) {
-        const t0 = performance.now();
-        const { stdout } = await run('pdftotext', ['-enc', 'UTF-8', file, '-'], { maxBuffer: 256 * 1024 * 1024 });
-        times.push((performance.now() - t0) / 1000);
-        popplerWords = stdout.split(/\s+/).filter(Boolean).length;
-      }
+/** The PDFium engine in this thread, its time split per stage. */
+async function pdfiumSplit(bytes: Uint8Array): Promise<EngineTimes> {
+  const times: EngineTimes = { parseMs: 0, textMs: 0, layoutMs: 0 };
+  let t = performance.now();
+  const doc = await openPdf(bytes);
+  times.parseMs += performance.now() - t;
+  try {
+    for (let n = 1; n <= doc.numPages; n++) {
+      t = performance.now();
+      const page = doc.getPage(n);
       const t1 = performance.now();
-      await Promise.all(Array.from({ length: cores }, () => run('pdftotext', ['-enc', 'UTF-8', file, '-'], { maxBuffer: 256 * 1024 * 1024 })));
-      const popplerParallel = (performance.now() - t1) / 1000;
-      popplerPps = pages / median(times);
-      popplerThroughput = (pages * cores) / popplerParallel;
-      console.log(`pdftotext         : ${popplerPps.toFixed(0)} pages/s one document at a time (median ${(median(times) * 1000).toFixed(0)} ms), ${popplerThroughput.toFixed(0)} pages/s with ${cores} documents at once; ${popplerWords} words`);
-      console.log(`ratio pool/pdftotext: ${(poolPps / popplerPps).toFixed(2)} (one document), ${(poolThroughput / popplerThroughput).toFixed(2)} (${cores} at once)`);
-    } else {
-      console.log('pdftotext unavailable (install poppler-utils): no baseline, no ratio');
+      times.parseMs += t1 - t;
+      const { fragments } = readPageText(page);
+      const t2 = performance.now();
+      times.textMs += t2 - t1;
+      fragmentsToText(readingOrder(fragments));
+      times.layoutMs += performance.now() - t2;
+      page.close();
     }
-    return { pages, cores, poolPagesPerSecond: poolPps, poolUnsplitPagesPerSecond: unsplitPps, poolThroughputPagesPerSecond: poolThroughput, pdftotextPagesPerSecond: popplerPps, pdftotextThroughputPagesPerSecond: popplerThroughput };
+  } finally {
+    doc.destroy();
+  }
+  return times;
+}
+
+/** Median split over rounds (by total), per page. */
+async function engineFigures(pages: number, rounds: number, once: () => Promise<EngineTimes>): Promise<EngineTimes & { pagesPerSecond: number }> {
+  await once();
+  const all: EngineTimes[] = [];
+  for (let r = 0; r < rounds; r++) all.push(await once());
+  const total = (e: EngineTimes) => e.parseMs + e.textMs + e.layoutMs;
+  const m = all.sort((a, b) => total(a) - total(b))[Math.floor(all.length / 2)];
+  return { parseMs: m.parseMs / pages, textMs: m.textMs / pages, layoutMs: m.layoutMs / pages, pagesPerSecond: (pages * 1000) / total(m) };
+}
+
+async function measure(doc: BenchDocument, pool: ToolPool, cores: number, rounds: number, poppler: boolean, withPdfjs: boolean): Promise<DocumentFigures> {
+  const single = await medianSeconds(rounds, () => pool.run('pdf-text', new Uint8Array(doc.bytes)));
+  const parallel = await medianSeconds(Math.max(1, Math.ceil(rounds / 2)), () => Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', new Uint8Array(doc.bytes)))));
+  let pdftotext: number | null = null;
+  let pdftotextParallel: number | null = null;
+  let pdftotextCpu: number | null = null;
+  if (poppler) {
+    const args = ['-enc', 'UTF-8', doc.file, '-'];
+    const opts = { maxBuffer: 256 * 1024 * 1024 };
+    const cpu0 = childCpuSeconds();
+    pdftotext = doc.pages / (await medianSeconds(rounds, () => run('pdftotext', args, opts)));
+    pdftotextCpu = (doc.pages * (rounds + 1)) / Math.max(0.01, childCpuSeconds() - cpu0);
+    pdftotextParallel = (doc.pages * cores) / (await medianSeconds(Math.max(1, Math.ceil(rounds / 2)), () => Promise.all(Array.from({ length: cores }, () => run('pdftotext', args, opts)))));
+  }
+  const cpu1 = ownCpuSeconds();
+  const pdfium = await engineFigures(doc.pages, rounds, () => pdfiumSplit(doc.bytes));
+  const pdfiumCpu = (doc.pages * (rounds + 1)) / (ownCpuSeconds() - cpu1);
+  const pdfjs = withPdfjs
+    ? await engineFigures(doc.pages, Math.max(1, Math.ceil(rounds / 2)), async () => {
+        const times: EngineTimes = { parseMs: 0, textMs: 0, layoutMs: 0 };
+        await pdfjsText(doc.bytes, times);
+        return times;
+      })
+    : null;
+  return { name: doc.name, pages: doc.pages, pool: doc.pages / single, poolParallel: (doc.pages * cores) / parallel, pdftotext, pdftotextParallel, pdfium, pdfiumCpu, pdftotextCpu, pdfjs };
+}
+
+const f0 = (n: number | null) => (n === null ? '-' : n.toFixed(0));
+const f2 = (n: number | null) => (n === null ? '-' : n.toFixed(2));
+const ratio = (a: number, b: number | null) => (b ? a / b : null);
+const split = (e: EngineTimes) => `${e.parseMs.toFixed(2)}/${e.textMs.toFixed(2)}/${e.layoutMs.toFixed(2)}`;
+
+function printTable(rows: DocumentFigures[], cores: number): void {
+  const header = ['document', 'pages', 'pool 1 doc', `pool ${cores} docs`, 'pdftotext 1', `pdftotext ${cores}`, 'ratio 1', `ratio ${cores}`, 'PDFium thread', 'ms/page parse/text/layout', 'CPU: PDFium', 'pdftotext', 'ratio', 'pdf.js thread (before)', 'ms/page parse/text/layout'];
+  const lines = rows.map((r) => [
+    r.name,
+    String(r.pages),
+    f0(r.pool),
+    f0(r.poolParallel),
+    f0(r.pdftotext),
+    f0(r.pdftotextParallel),
+    f2(ratio(r.pool, r.pdftotext)),
+    f2(ratio(r.poolParallel, r.pdftotextParallel)),
+    f0(r.pdfium.pagesPerSecond),
+    split(r.pdfium),
+    f0(r.pdfiumCpu),
+    f0(r.pdftotextCpu),
+    f2(ratio(r.pdfiumCpu, r.pdftotextCpu)),
+    r.pdfjs ? f0(r.pdfjs.pagesPerSecond) : '-',
+    r.pdfjs ? split(r.pdfjs) : '-',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  console.log(fmt(header));
+  for (const l of lines) console.log(fmt(l));
+}
+
+export async function runPdfTextBench(opts: { rounds?: number; generated?: boolean; corpus?: boolean; pdfjs?: boolean } = {}): Promise<DocumentFigures[]> {
+  const rounds = opts.rounds ?? 5;
+  const cores = os.availableParallelism();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'paycall-bench-'));
+  const docs: BenchDocument[] = [];
+  const add = (name: string, bytes: Uint8Array, pages: number) => {
+    const file = path.join(dir, `${name}.pdf`);
+    writeFileSync(file, bytes);
+    docs.push({ name, bytes, pages, file });
+  };
+  if (opts.generated !== false) add('generated-200', textPdf({ pages: 200 }).bytes, 200);
+  if (opts.corpus !== false) {
+    for (const d of corpusDocuments()) {
+      const doc = await openPdf(d.pdf);
+      add(d.name, d.pdf, doc.numPages);
+      doc.destroy();
+    }
+  }
+  const poppler = ensurePdftotext();
+  console.log(`${docs.length} documents, ${cores} cores, ${rounds} rounds (medians); pool = tool pool with ${cores} workers, pdf-text`);
+  if (!poppler) console.log('pdftotext unavailable (install poppler-utils): no baseline, no ratio');
+  const pool = createToolPool({ workers: 0, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0 });
+  const rows: DocumentFigures[] = [];
+  try {
+    // Warm every worker (thread start, PDFium compile) so only conversion is timed.
+    await Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', textPdf({ pages: 2 }).bytes)));
+    for (const doc of docs) rows.push(await measure(doc, pool, cores, rounds, poppler, opts.pdfjs !== false));
   } finally {
     await pool.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** Median pages/s of one document at a time through a fresh pool with the given split threshold. */
-async function singleDocumentPagesPerSecond(bytes: Uint8Array, pages: number, rounds: number, splitMinPages: number): Promise<number> {
-  const cores = os.availableParallelism();
-  const pool = createToolPool({ workers: 0, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0, splitMinPages });
-  try {
-    await Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', textPdf({ pages: 2 }).bytes)));
-    const times: number[] = [];
-    for (let r = 0; r < rounds; r++) {
-      const t = performance.now();
-      await pool.run('pdf-text', new Uint8Array(bytes));
-      times.push((performance.now() - t) / 1000);
-    }
-    return pages / median(times);
-  } finally {
-    await pool.close();
+  printTable(rows, cores);
+  const corpus = rows.filter((r) => r.name !== 'generated-200');
+  if (corpus.length && poppler) {
+    // Corpus totals: all its pages over the summed times, so long documents weigh by their pages.
+    const pages = corpus.reduce((a, r) => a + r.pages, 0);
+    const time = (pps: (r: DocumentFigures) => number | null) => corpus.reduce((a, r) => a + r.pages / (pps(r) ?? NaN), 0);
+    const pool1 = pages / time((r) => r.pool);
+    const poolN = pages / time((r) => r.poolParallel);
+    const pop1 = pages / time((r) => r.pdftotext);
+    const popN = pages / time((r) => r.pdftotextParallel);
+    console.log(`corpus (${corpus.length} files, ${pages} pages): pool ${f0(pool1)} pages/s one at a time, ${f0(poolN)} with ${cores} at once; pdftotext ${f0(pop1)} / ${f0(popN)}; ratio ${f2(pool1 / pop1)} / ${f2(poolN / popN)}`);
   }
+  return rows;
 }
 
 /** Entry point for `npm run bench` and for running this file directly. */
@@ -138,6 +256,7 @@ export async function main(): Promise<void> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const [pages, rounds] = process.argv.slice(2).map(Number);
-  await runPdfTextBench(pages || undefined, rounds || undefined);
+  const args = process.argv.slice(2);
+  const rounds = Number(args.find((a) => /^\d+$/.test(a))) || undefined;
+  await runPdfTextBench({ rounds, generated: !args.includes('--corpus-only'), corpus: !args.includes('--generated-only'), pdfjs: !args.includes('--no-pdfjs') });
 }

@@ -5,6 +5,7 @@
 const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> = {
   quote: () => import('./quote.ts'),
   'pdf-text': () => import('./pdf-text.ts'),
+  proxy: () => import('./proxy.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -9,6 +9,7 @@
 import { resolve } from 'node:path';
 import { createLogger, type LogLevel } from '../src/log.ts';
 import { startDevnet } from './start-devnet.ts';
+import { DirectoryInUseError } from '../src/lib/dir-lock.ts';
 
 const env = process.env;
 const port = (name: string): number | undefined => {
@@ -28,12 +29,20 @@ const dataDir = resolve(env.PAYCALL_DATA_DIR || '.data');
 const baseUrl = (env.PUBLIC_BASE_URL || `http://${env.HOST || '127.0.0.1'}:${env.PORT || '4020'}`).replace(/\/+$/, '');
 
 const t0 = performance.now();
-const devnet = await startDevnet({
-  dataDir,
-  log,
-  baseUrl,
-  ports: { base: port('DEVNET_BASE_PORT'), polygon: port('DEVNET_POLYGON_PORT'), solana: port('DEVNET_SOLANA_PORT') },
-});
+let devnet: Awaited<ReturnType<typeof startDevnet>>;
+try {
+  devnet = await startDevnet({
+    dataDir,
+    log,
+    baseUrl,
+    ports: { base: port('DEVNET_BASE_PORT'), polygon: port('DEVNET_POLYGON_PORT'), solana: port('DEVNET_SOLANA_PORT') },
+  });
+} catch (e) {
+  // One clear line, nothing touched: the running devnet keeps its devnet.json.
+  if (!(e instanceof DirectoryInUseError)) throw e;
+  process.stderr.write(`paycall devnet: the data directory ${e.message}\n`);
+  process.exit(1);
+}
 const seconds = ((performance.now() - t0) / 1000).toFixed(1);
 const c = devnet.info.chains;
 process.stdout.write(

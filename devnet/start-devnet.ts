@@ -17,6 +17,7 @@ import type { Logger } from '../src/log.ts';
 import { CHAIN_IDS, USDC_ADDRESSES, USDC_DECIMALS } from '../src/chains/usdc-addresses.ts';
 import { readTestUsdcArtifact } from './contracts/compile-test-usdc.ts';
 import { devnetKeys } from './devnet-keys.ts';
+import { acquireDirLock } from '../src/lib/dir-lock.ts';
 import { startHardhatNode, type HardhatNode } from './evm/hardhat-node.ts';
 import { setupEvmChain } from './evm/setup-evm-chain.ts';
 import { seedSolana } from './solana/setup-solana.ts';
@@ -87,6 +88,9 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<DevnetHandl
   const log = opts.log.child({ component: 'devnet' });
   const started = performance.now();
   await mkdir(opts.dataDir, { recursive: true });
+  // Before anything is started or written: a second devnet on this directory would rewrite
+  // devnet.json under the running one (DirectoryInUseError names the process holding it).
+  const lock = acquireDirLock(join(opts.dataDir, 'devnet.lock'), { role: 'paycall devnet', dir: opts.dataDir });
   const keys = devnetKeys(opts.buyers ?? 5);
   const artifact = readTestUsdcArtifact();
 
@@ -103,8 +107,12 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<DevnetHandl
 
   const teardown = async () => {
     process.off('exit', killOnExit);
-    await Promise.all([...nodes.map((n) => n.stop()), solanaServer?.close()]);
-    ledger?.close();
+    try {
+      await Promise.all([...nodes.map((n) => n.stop()), solanaServer?.close()]);
+      ledger?.close();
+    } finally {
+      lock.release();
+    }
   };
 
   try {

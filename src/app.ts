@@ -13,23 +13,37 @@ import { loadContract } from './http/contract.ts';
 import { createHttpServer, type Handler, type HttpServer } from './http/server.ts';
 import { notImplemented } from './http/errors.ts';
 import { classifyIssues } from './http/classify-issues.ts';
-import { getMetaHandler } from './catalog/meta.ts';
+import { builtinEntries, getMetaHandler } from './catalog/meta.ts';
+import { builtinBazaar } from './catalog/bazaar.ts';
+import { discoveryHandler } from './catalog/discovery.handler.ts';
 import { BUILTINS } from './catalog/builtins.ts';
 import { builtinHandler } from './catalog/builtin.handler.ts';
 import { sellerCallHandler } from './catalog/seller-call.handler.ts';
 import { getHealthHandler } from './health/health.handler.ts';
-import { createMetrics, getMetricsHandler } from './metrics/metrics.ts';
+import { createMetrics, declareMissing, getMetricsHandler, type Metrics } from './metrics/metrics.ts';
+import { createDependencyProbe } from './metrics/dependency-probe.ts';
+import { createRateLimiter } from './http/rate-limiter.ts';
+import { RATE_LIMITED_OPERATIONS, rateLimitWrapper } from './http/with-rate-limit.ts';
+import type { OperationId } from './generated/operation-ids.ts';
 import { createToolPool } from './tools/tool-pool.ts';
 import { preloadPdfParser } from './tools/pdf/open-pdf.ts';
 import { createChainAdapters } from './chains/create-chain-adapters.ts';
 import { createQuoteStore } from './payments/quote-store.ts';
 import { createReceiptGate } from './payments/receipt-gate.ts';
-import type { PaidCallDeps } from './payments/paid-call.ts';
+import { quoteForUnit, type PaidCallDeps } from './payments/paid-call.ts';
 import { getSessionTokenHandler } from './payments/session-token.handler.ts';
 import { solanaFacilitatorHandler } from './payments/solana-facilitator.handler.ts';
 import { facilitatorChecks } from './health/facilitator-checks.ts';
 import { createLru } from './lib/lru.ts';
 import type { DocumentKind } from './tools/inspect-document.ts';
+import { createScheduler } from './jobs/scheduler.ts';
+import { createUpstreamClient } from './proxy/upstream-client.ts';
+import { createForwardSigner, loadOrCreateSigningKey, parseSigningKey } from './proxy/forward-signature.ts';
+import { join } from 'node:path';
+import { createSellerHandlers } from './sellers/seller-handlers.ts';
+import { createSellerMetrics } from './sellers/seller-metrics.ts';
+import { createProbeJobs } from './sellers/probe-jobs.ts';
+import { listSellerCatalogEntries } from './sellers/catalog-entries.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const VERSION: string = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version;
@@ -38,7 +52,10 @@ export interface App {
   config: Config;
   orm: Database;
   http: HttpServer;
+  metrics: Metrics;
   listen(): Promise<AddressInfo>;
+  /** Runs the scheduled jobs (probes) once now, whether or not this instance ticks. */
+  runScheduledJobs(): Promise<void>;
   /** Graceful: stop accepting, finish in-flight requests, then close pools and the database. */
   close(): Promise<void>;
 }
@@ -48,17 +65,39 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
   const contract = await loadContract(`${root}openapi.yaml`);
   const orm = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, log });
   const metrics = createMetrics();
-  // Small documents are inspected on this thread; load pdf.js now, not on the first quote.
+  // Small documents are inspected on this thread; load PDFium now, not on the first quote.
   await preloadPdfParser();
   const pool = createToolPool({ workers: config.tools.workers, jobTimeoutMs: config.tools.jobTimeoutMs, jobMemoryMb: config.tools.jobMemoryMb, log: log.child({ component: 'tools' }) });
   const adapters = config.chains ? createChainAdapters(config.chains, log.child({ component: 'chains' })) : null;
   const quotes = createQuoteStore(orm, log);
   // A paid run holds its receipt this long; after it, an identical retry may run it again.
-  const gate = createReceiptGate(orm, { leaseMs: config.tools.jobTimeoutMs + 30_000 });
+  const gate = createReceiptGate(orm, { leaseMs: config.tools.jobTimeoutMs + 30_000, maxRuns: config.payments.maxRuns });
   let publicBaseUrl = config.publicBaseUrl;
   const paid: PaidCallDeps | null = adapters
-    ? { publicBaseUrl: () => publicBaseUrl, adapters, quotes, gate, poll: { timeoutMs: config.payments.pollTimeoutMs, intervalMs: config.payments.pollIntervalMs }, log, metrics }
+    ? {
+        publicBaseUrl: () => publicBaseUrl,
+        adapters,
+        quotes,
+        gate,
+        poll: { timeoutMs: config.payments.pollTimeoutMs, intervalMs: config.payments.pollIntervalMs },
+        clockSkewSeconds: config.payments.clockSkewSeconds,
+        maxStoredAnswerBytes: config.proxy.maxStoredAnswerBytes,
+        log,
+        metrics,
+      }
     : null;
+
+  // Seller marketplace: upstream client (SSRF-guarded), lifecycle probes on the shared scheduler.
+  const sellerMetrics = createSellerMetrics(metrics.registry, orm);
+  const upstream = createUpstreamClient({ allowLocal: config.sellers.allowLocalUpstreams, caFile: config.sellers.upstreamCaFile, lookup: config.sellers.lookup, connectTimeoutMs: config.sellers.probeTimeoutMs });
+  const scheduler = createScheduler({ tickMs: config.sellers.schedulerTickMs, log: log.child({ component: 'scheduler' }) });
+  const lifecycle = { orm, config: config.sellers, metrics: sellerMetrics, log: log.child({ component: 'sellers' }), client: upstream };
+  scheduler.register(createProbeJobs(lifecycle));
+  // Forwarded calls are signed (RFC 9421); the devnet keeps its generated key in the data directory.
+  const signer = createForwardSigner(
+    config.proxy.signingKey ? parseSigningKey(config.proxy.signingKey) : loadOrCreateSigningKey(join(config.dataDir, 'forward-signing-key.pem')),
+    config.proxy.signingKeyId,
+  );
 
   const implemented: Record<string, Handler> = {
     getHealth: getHealthHandler({
@@ -68,22 +107,54 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
       facilitators: facilitatorChecks(adapters),
       checkTimeoutMs: 3_000,
     }),
-    getMeta: getMetaHandler({ serviceName: config.serviceName, version: VERSION, listSellerEntries: async () => [], signingPublicKey: null }),
+    getMeta: getMetaHandler({ serviceName: config.serviceName, version: VERSION, listSellerEntries: () => listSellerCatalogEntries(orm), signer }),
     getMetrics: getMetricsHandler(metrics),
     getSessionToken: getSessionTokenHandler(adapters),
-    solanaFacilitator: solanaFacilitatorHandler(adapters),
-    callSellerEndpoint: sellerCallHandler(orm),
+    solanaFacilitator: solanaFacilitatorHandler(adapters, { minAtomic: config.payments.facilitatorMinAtomic }),
+    callSellerEndpoint: sellerCallHandler({
+      orm,
+      paid,
+      forward: { dispatcher: upstream.dispatcher, signer, timeoutMs: config.proxy.upstreamTimeoutMs, retryWindowMs: config.proxy.retryWindowMs, retryBaseMs: config.proxy.retryBaseMs },
+      lifecycle,
+      maxBodyBytes: config.proxy.maxBodyBytes,
+      log,
+      metrics,
+    }),
   };
+  Object.assign(implemented, createSellerHandlers({ ...lifecycle, serviceName: config.serviceName, kickProbes: scheduler.kick }));
   const inspected = createLru<string, { kind: DocumentKind; pages: number }>(4096);
-  for (const b of BUILTINS) implemented[b.operationId] = builtinHandler({ paid, pool, limits: config.tools, inspected, metrics }, b);
+  const bazaar = new Map(BUILTINS.map((b) => [b.path, builtinBazaar(contract.api.definition, b.path)]));
+  for (const b of BUILTINS) implemented[b.operationId] = builtinHandler({ paid, pool, limits: config.tools, inspected, metrics }, b, bazaar.get(b.path));
+  const startedAt = new Date();
+  implemented.listDiscoveryResources = discoveryHandler({
+    publicBaseUrl: () => publicBaseUrl,
+    // Built-ins change with the service's version: their lastUpdated is this process's start.
+    listEntries: async () => builtinEntries(config.serviceName).map((e) => ({ ...e, updatedAt: startedAt, bazaar: bazaar.get(e.path)! })),
+    quoteOf: (e) =>
+      paid && quoteForUnit(paid, { path: e.path, description: e.description, price: BigInt(e.price) }),
+  });
+
+  // Operator metrics: scrape-time gauges, and empty definitions of those no feature registered.
+  metrics.sources.toolPool = () => pool.stats();
+  metrics.sources.dependencies = createDependencyProbe({ pingDatabase: () => pingDatabase(orm), adapters, chains: config.chains, maxAgeMs: 30_000, timeoutMs: 3_000 });
+  declareMissing(metrics.registry);
+
+  // Rate limits (with-rate-limit.ts): per process in memory, shared through Redis when REDIS_URL is set.
+  // Keys are namespaced by SERVICE_NAME, so deployments (and test runs) can share one Redis.
+  const limiter = config.rateLimits ? createRateLimiter({ limits: config.rateLimits, redisUrl: config.redisUrl, keyPrefix: `paycall:rl:${config.serviceName}`, log: log.child({ component: 'rate-limits' }) }) : null;
+  // Counting in memory until Redis answers would let the first requests of every instance through unshared.
+  if (limiter && !(await limiter.ready(5_000))) log.warn('rate limits: Redis not reachable at start; counting per process until it is', { redis: config.redisUrl?.replace(/\/\/[^@]*@/, '//***@') });
+  const withRateLimit = rateLimitWrapper({ limiter, metrics, proxyHops: config.trustProxyHops });
 
   const handlers: Record<string, Handler> = {};
   for (const id of contract.operationIds) {
-    handlers[id] =
+    const handler =
       implemented[id] ??
       (async () => {
-        throw notImplemented(id, 'the seller and API-key issues');
+        throw notImplemented(id, 'API keys, accounts and payouts are not released yet');
       });
+    const limit = RATE_LIMITED_OPERATIONS[id as OperationId];
+    handlers[id] = limit ? withRateLimit(limit.bucket, limit.keyOf, handler) : handler;
   }
 
   const http = createHttpServer({
@@ -103,16 +174,22 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
     config,
     orm,
     http,
+    metrics,
+    runScheduledJobs: () => scheduler.runOnce(),
     listen: async () => {
       const address = await http.listen(config.port, config.host);
       // PORT=0 picks a free port: quotes must name the real one.
       if (config.port === 0) publicBaseUrl = publicBaseUrl.replace(/:0$/, `:${address.port}`);
+      scheduler.start();
       return address;
     },
     close: async () => {
       await http.shutdown(config.shutdownTimeoutMs);
+      await scheduler.close();
+      await upstream.close();
       await quotes.close();
       await pool.close();
+      await limiter?.close();
       await orm.close(true);
     },
   };

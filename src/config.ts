@@ -47,6 +47,12 @@ export interface Config {
     /** How long an unseen transaction is polled before payment_unconfirmed. */
     pollTimeoutMs: number;
     pollIntervalMs: number;
+    /** Run attempts one receipt buys (a failed run may be retried, up to this many in all). */
+    maxRuns: number;
+    /** Tolerated difference between block timestamps and this server's clock, in seconds. */
+    clockSkewSeconds: number;
+    /** Smallest USDC transfer (atomic) POST /v1/_facilitator/solana co-signs: it must cover the fee payer's cost several times. */
+    facilitatorMinAtomic: bigint;
   };
   tools: {
     workers: number;
@@ -56,8 +62,58 @@ export interface Config {
     maxPages: number;
   };
   shutdownTimeoutMs: number;
+  sellers: SellersConfig;
+  proxy: ProxyConfig;
   /** devnet profile: start the local chains with the service (PAYCALL_START_DEVNET=0 to skip, e.g. when one runs already). */
   startDevnet: boolean;
+  /** Rate limits per bucket (RATE_LIMITS); null when off. */
+  rateLimits: RateLimits | null;
+  /** Redis for rate limits shared by every instance (REDIS_URL); null: each process counts alone, in memory. */
+  redisUrl: string | null;
+  /** Reverse proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY_HOPS); 0: the socket peer is the client. */
+  trustProxyHops: number;
+}
+
+/** Seller marketplace: upstream safety, probes and the endpoint lifecycle (every threshold here so tests can shrink them). */
+export interface SellersConfig {
+  /** devnet only: endpoints may point at http(s)://127.0.0.1 / localhost. Always false in production. */
+  allowLocalUpstreams: boolean;
+  /** Extra PEM CA certificates trusted for upstream TLS (UPSTREAM_CA_FILE), e.g. a test's self-signed certificate. */
+  upstreamCaFile: string | null;
+  /** Region labels of the activation probes; one probe per label, in parallel. */
+  probeRegions: string[];
+  probeTimeoutMs: number;
+  /** pending -> active needs every activation probe ok and their p95 latency under this. */
+  activationP95Ms: number;
+  /** pending: retry the activation probes after base x 2^attempt, capped. */
+  pendingRetryBaseMs: number;
+  pendingRetryMaxMs: number;
+  /** Period of health probes of active and degraded endpoints. */
+  healthIntervalMs: number;
+  degradeAfterFailures: number;
+  recoverAfterSuccesses: number;
+  suspendAfterFailures: number;
+  suspendAfterDegradedMs: number;
+  /** How often each instance looks for due probe jobs (0 disables the scheduler on this instance). */
+  schedulerTickMs: number;
+  /** Tests only (no environment variable): a DNS lookup used instead of the system resolver. */
+  lookup?: import('node:net').LookupFunction;
+}
+
+/** Paid forwarding to sellers' upstreams (proxy and paywall modes). */
+export interface ProxyConfig {
+  /** Request bodies of seller calls (spec: 50 MB); 413 as soon as it is passed. */
+  maxBodyBytes: number;
+  /** No answer headers within this long: 504 upstream_timeout (spec: 30 s). */
+  upstreamTimeoutMs: number;
+  /** Proxy mode retries an upstream 5xx for this long (spec: 60 s), then 502 upstream_5xx. */
+  retryWindowMs: number;
+  retryBaseMs: number;
+  /** Answers up to this size are stored for replays of the same receipt. */
+  maxStoredAnswerBytes: number;
+  /** Ed25519 key that signs forwarded calls (PEM or base64 seed); null: the devnet key in the data directory. */
+  signingKey: string | null;
+  signingKeyId: string;
 }
 
 export class ConfigError extends Error {
@@ -142,6 +198,70 @@ function productionChains(env: Env): ChainsConfig {
   };
 }
 
+function sellersConfig(env: Env, profile: Profile): SellersConfig {
+  const allowLocal = oneOf(env, 'ALLOW_LOCAL_UPSTREAMS', ['0', '1'] as const, profile === 'devnet' ? '1' : '0') === '1';
+  if (allowLocal && profile === 'production') throw new ConfigError('ALLOW_LOCAL_UPSTREAMS', 'is always 0 in the production profile (local upstreams are a devnet convenience)');
+  const regions = str(env, 'PROBE_REGIONS', 'us-east,eu-central,ap-southeast')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  if (!regions.length || regions.some((r) => !/^[a-z0-9-]{1,32}$/.test(r))) throw new ConfigError('PROBE_REGIONS', 'must be a comma-separated list of region labels ([a-z0-9-]{1,32})');
+  const degrade = int(env, 'ENDPOINT_DEGRADE_AFTER_FAILURES', 5, 1, 1000);
+  const suspend = int(env, 'ENDPOINT_SUSPEND_AFTER_FAILURES', 20, 1, 100_000);
+  if (suspend < degrade) throw new ConfigError('ENDPOINT_SUSPEND_AFTER_FAILURES', `must be at least ENDPOINT_DEGRADE_AFTER_FAILURES (${degrade})`);
+  const base = int(env, 'PROBE_RETRY_BASE_MS', 5_000, 1, 3_600_000);
+  return {
+    allowLocalUpstreams: allowLocal,
+    upstreamCaFile: str(env, 'UPSTREAM_CA_FILE', '') || null,
+    probeRegions: regions,
+    probeTimeoutMs: int(env, 'PROBE_TIMEOUT_MS', 10_000, 1, 120_000),
+    activationP95Ms: int(env, 'PROBE_ACTIVATION_P95_MS', 5_000, 1, 120_000),
+    pendingRetryBaseMs: base,
+    pendingRetryMaxMs: Math.max(base, int(env, 'PROBE_RETRY_MAX_MS', 600_000, 1, 86_400_000)),
+    healthIntervalMs: int(env, 'HEALTH_PROBE_INTERVAL_MS', 60_000, 1, 86_400_000),
+    degradeAfterFailures: degrade,
+    recoverAfterSuccesses: int(env, 'ENDPOINT_RECOVER_AFTER_SUCCESSES', 3, 1, 1000),
+    suspendAfterFailures: suspend,
+    suspendAfterDegradedMs: int(env, 'ENDPOINT_SUSPEND_AFTER_DEGRADED_MS', 30 * 60_000, 1, 7 * 86_400_000),
+    schedulerTickMs: int(env, 'SCHEDULER_TICK_MS', 1_000, 0, 3_600_000),
+  };
+}
+
+// --- Rate limits (RATE_LIMITS, REDIS_URL) ----------------------------------------------------
+
+/** quote: unpaid calls to paid endpoints, per client address; facilitator: POST /v1/_facilitator/solana, per address; seller, keys, payout: per wallet. */
+export const RATE_LIMIT_BUCKETS = ['quote', 'facilitator', 'seller', 'keys', 'payout'] as const;
+export type RateLimitBucket = (typeof RATE_LIMIT_BUCKETS)[number];
+/** `points` requests per `durationSeconds` window, per key. */
+export type RateLimits = Record<RateLimitBucket, { points: number; durationSeconds: number }>;
+
+export const DEFAULT_RATE_LIMITS = 'quote=600/60s,facilitator=60/60s,seller=120/60s,keys=30/60s,payout=10/60s';
+const WINDOW_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600 };
+
+/** `bucket=requests/window[,...]` (window: 60s, 5m, 1h); buckets not named keep their default; `off` disables them all. */
+export function parseRateLimits(raw: string | undefined): RateLimits | null {
+  const text = raw === undefined || raw.trim() === '' ? DEFAULT_RATE_LIMITS : raw.trim();
+  if (text === 'off') return null;
+  const parse = (entries: string, into: Partial<RateLimits>) => {
+    for (const entry of entries.split(',').map((e) => e.trim()).filter(Boolean)) {
+      const m = /^([a-z]+)=(\d{1,9})\/(\d{1,6})([smh])$/.exec(entry);
+      if (!m) throw new ConfigError('RATE_LIMITS', `"${entry}" is not bucket=requests/window (e.g. quote=600/60s), nor "off"`);
+      const bucket = m[1] as RateLimitBucket;
+      if (!RATE_LIMIT_BUCKETS.includes(bucket)) throw new ConfigError('RATE_LIMITS', `unknown bucket "${m[1]}" (buckets: ${RATE_LIMIT_BUCKETS.join(', ')})`);
+      const points = Number(m[2]);
+      const durationSeconds = Number(m[3]) * WINDOW_UNITS[m[4]];
+      if (points < 1 || durationSeconds < 1) throw new ConfigError('RATE_LIMITS', `"${entry}": requests and window must be at least 1`);
+      into[bucket] = { points, durationSeconds };
+    }
+  };
+  const limits: Partial<RateLimits> = {};
+  parse(DEFAULT_RATE_LIMITS, limits);
+  parse(text, limits);
+  return limits as RateLimits;
+}
+
+// ----------------------------------------------------------------------------------------------
+
 export function loadConfig(env: Env): Config {
   const profile = oneOf(env, 'PAYCALL_PROFILE', ['devnet', 'production'] as const, 'devnet');
   const host = str(env, 'HOST', '127.0.0.1');
@@ -166,16 +286,32 @@ export function loadConfig(env: Env): Config {
     payments: {
       pollTimeoutMs: int(env, 'PAYMENT_POLL_TIMEOUT_MS', 10_000, 0, 120_000),
       pollIntervalMs: int(env, 'PAYMENT_POLL_INTERVAL_MS', 500, 50, 10_000),
+      maxRuns: int(env, 'PAYMENT_MAX_RUNS', 3, 1, 100),
+      clockSkewSeconds: int(env, 'PAYMENT_CLOCK_SKEW_SECONDS', 5, 0, 300),
+      facilitatorMinAtomic: BigInt(int(env, 'FACILITATOR_MIN_ATOMIC', 10_000, 1, 1_000_000_000_000)),
     },
     tools: {
       workers: int(env, 'TOOL_WORKERS', 0, 0, 64),
-      jobTimeoutMs: int(env, 'TOOL_JOB_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+      jobTimeoutMs: int(env, 'TOOL_JOB_TIMEOUT_MS', 120_000, 10, 3_600_000),
       jobMemoryMb: int(env, 'TOOL_JOB_MEMORY_MB', 1024, 64, 16_384),
       maxBodyBytes: int(env, 'TOOL_MAX_BODY_BYTES', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       maxPages: int(env, 'TOOL_MAX_PAGES', 2000, 1, 100_000),
     },
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    sellers: sellersConfig(env, profile),
+    proxy: {
+      maxBodyBytes: int(env, 'PROXY_MAX_BODY_BYTES', 50 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+      upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 30_000, 1, 600_000),
+      retryWindowMs: int(env, 'UPSTREAM_RETRY_WINDOW_MS', 60_000, 0, 600_000),
+      retryBaseMs: int(env, 'UPSTREAM_RETRY_BASE_MS', 500, 1, 60_000),
+      maxStoredAnswerBytes: int(env, 'PROXY_MAX_STORED_BYTES', 10 * 1024 * 1024, 0, 1024 * 1024 * 1024),
+      signingKey: profile === 'production' ? required(env, 'FORWARD_SIGNING_KEY', /./, 'an Ed25519 key (PKCS#8 PEM or a base64 32-byte seed)') : (env.FORWARD_SIGNING_KEY || null),
+      signingKeyId: str(env, 'FORWARD_SIGNING_KEY_ID', 'paycall-1'),
+    },
     startDevnet: profile === 'devnet' && oneOf(env, 'PAYCALL_START_DEVNET', ['0', '1'] as const, '1') === '1',
+    rateLimits: parseRateLimits(env.RATE_LIMITS),
+    redisUrl: url(env, 'REDIS_URL', null, ['redis:', 'rediss:']),
+    trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
   };
 }
 

@@ -1,11 +1,20 @@
 /**
- * The only reader of process.env: loadConfig -> (devnet) -> createApp -> listen.
- * SIGTERM/SIGINT drain in-flight requests and close everything (the devnet last) before exiting.
+ * The only reader of process.env: loadConfig -> data-directory lock -> (devnet) -> createApp
+ * -> listen. SIGTERM/SIGINT drain in-flight requests and close everything (the devnet last)
+ * before exiting.
+ *
+ * Last line of defence (docs/decisions.md, "Hardening"): an error in a request is that
+ * request's 500 (src/http/server.ts). What escapes every handler is logged with its stack and
+ * counted in paycall_process_errors_total; an unhandled rejection leaves the process up, an
+ * uncaught exception drains and closes the database, then exits 1 for the supervisor to restart.
  */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import { createLogger } from './log.ts';
-import { createApp } from './app.ts';
+import { createApp, type App } from './app.ts';
 import { devnetChains } from './devnet-profile.ts';
+import { acquireDirLock, DirectoryInUseError, type DirLock } from './lib/dir-lock.ts';
 
 let config: Config;
 try {
@@ -19,30 +28,74 @@ try {
 }
 
 const log = createLogger(config.logLevel, { service: config.serviceName });
+let app: App | null = null;
 let stopDevnet = async () => {};
-if (config.profile === 'devnet') {
-  const devnet = await devnetChains(config, log);
-  config = { ...config, chains: devnet.chains };
-  stopDevnet = devnet.stop;
-}
-const app = await createApp(config, log);
-const address = await app.listen();
-log.info('listening', { url: `http://${address.address}:${address.port}`, profile: config.profile, database: config.databaseUrl ? 'postgresql' : `pglite:${config.pgliteDir}` });
-
 let stopping = false;
-const stop = async (signal: string) => {
+
+const stop = async (reason: string, exitCode: number) => {
   if (stopping) return;
   stopping = true;
-  log.info('shutting down', { signal });
+  log.info('shutting down', { reason });
+  // A shutdown that hangs (a stuck close) must still end the process.
+  setTimeout(() => {
+    log.error('shutdown did not finish in time; exiting', { reason });
+    process.exit(exitCode || 1);
+  }, config.shutdownTimeoutMs + 10_000).unref();
   try {
-    await app.close();
+    await app?.close();
     await stopDevnet();
     log.info('stopped');
-    process.exit(0);
+    process.exit(exitCode);
   } catch (e) {
     log.error('shutdown failed', { err: e });
     process.exit(1);
   }
 };
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));
+
+// Registered before start-up, so a signal during it also stops cleanly.
+process.on('SIGTERM', () => void stop('SIGTERM', 0));
+process.on('SIGINT', () => void stop('SIGINT', 0));
+
+process.on('uncaughtException', (err, origin) => {
+  log.error('uncaught exception', { err, origin });
+  app?.metrics.processErrors.inc({ kind: 'uncaught_exception' });
+  // The throw unwound an unknown synchronous stack: state may be half-updated, so no new
+  // work is taken. In-flight requests finish and the database closes cleanly.
+  void stop('uncaughtException', 1);
+});
+process.on('unhandledRejection', (reason) => {
+  // Unwound only to a promise nobody awaited: that piece of work is lost, nothing else is.
+  log.error('unhandled rejection', { err: reason });
+  app?.metrics.processErrors.inc({ kind: 'unhandled_rejection' });
+});
+
+let dataLock: DirLock | null = null;
+try {
+  // Two processes on one PGlite cluster corrupt it: take its lock before anything else
+  // (devnet included) is started or written. PostgreSQL takes any number of instances.
+  if (!config.databaseUrl) {
+    const pgliteDir = resolve(config.pgliteDir);
+    mkdirSync(dirname(pgliteDir), { recursive: true });
+    dataLock = acquireDirLock(`${pgliteDir}.lock`, { role: 'paycall service', dir: config.pgliteDir });
+  }
+  if (config.profile === 'devnet') {
+    const devnet = await devnetChains(config, log);
+    config = { ...config, chains: devnet.chains };
+    stopDevnet = devnet.stop;
+  }
+} catch (e) {
+  if (!(e instanceof DirectoryInUseError)) throw e;
+  process.stderr.write(`paycall: the data directory ${e.message}\n`);
+  process.exit(1);
+}
+try {
+  app = await createApp(config, log);
+  const address = await app.listen();
+  log.info('listening', { url: `http://${address.address}:${address.port}`, profile: config.profile, database: config.databaseUrl ? 'postgresql' : `pglite:${config.pgliteDir}`, lock: dataLock?.file });
+} catch (e) {
+  // A port in use, a database that does not open: one error line, then everything that did
+  // start is closed (the database cleanly, the devnet's chains) before exiting.
+  log.error('start failed', { err: e });
+  await stop('start failed', 1);
+}
+

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Connection, PublicKey } from '@solana/web3.js';
 import { createPublicClient, http, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { evmTokenBalance, solanaKeypair, solanaTokenBalance } from '../devnet/buyer.ts';
+import { evmTokenBalance, evmTransferUsdc, solanaKeypair, solanaTokenBalance } from '../devnet/buyer.ts';
 import { compileTestUsdc, readTestUsdcArtifact } from '../devnet/contracts/compile-test-usdc.ts';
 import { USDC_ADDRESSES } from '../src/chains/usdc-addresses.ts';
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts';
@@ -149,6 +149,36 @@ test('the committed USDC artifact is what the source compiles to, and is what ru
   for (const c of [devnet.info.chains.base, devnet.info.chains.polygon]) {
     const client = createPublicClient({ transport: http(c.rpcUrl) });
     assert.equal(await client.getCode({ address: c.usdc as Hex }), artifact.deployedBytecode);
+  }
+});
+
+test('a burst of transactions keeps the EVM chain clocks with the wall clock', async () => {
+  // Automine gives each transaction its own block; with one second forced between blocks, 100
+  // payments would push the chain 100 s ahead and honest payments would look late. The payment
+  // code also refuses a block time before the quote, so the clock must not lag either.
+  const TXS = 100;
+  for (const c of [devnet.info.chains.base, devnet.info.chains.polygon]) {
+    const client = createPublicClient({ transport: http(c.rpcUrl) });
+    const startBlock = await client.getBlockNumber();
+    // One sequential stream per buyer (nonces stay in order), all buyers at once.
+    const perBuyer = Math.ceil(TXS / devnet.info.accounts.length);
+    const hashes = (
+      await Promise.all(
+        devnet.info.accounts.map(async (a) => {
+          const out: Hex[] = [];
+          for (let i = 0; i < perBuyer; i++) {
+            out.push(await evmTransferUsdc({ rpcUrl: c.rpcUrl, chainId: c.chainId, privateKey: a.evmPrivateKey, usdc: c.usdc, to: c.payTo, amount: 1n }));
+          }
+          return out;
+        }),
+      )
+    ).flat();
+    const wallNow = Date.now() / 1000;
+    const latest = await client.getBlock();
+    assert.ok(latest.number - startBlock >= BigInt(hashes.length), 'automine: one block per transaction');
+    const drift = Number(latest.timestamp) - wallNow;
+    // Block timestamps are whole seconds: up to 1 s behind by truncation, plus scheduling slack.
+    assert.ok(drift <= 2 && drift >= -2, `chain ${c.chainId}: latest block is ${drift.toFixed(1)} s off the wall clock after ${hashes.length} transactions`);
   }
 });
 

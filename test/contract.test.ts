@@ -207,7 +207,7 @@ describe('openapi.yaml is valid OpenAPI 3.1', () => {
       'getMetrics', 'issueApiKey', 'listApiKeys', 'revokeApiKey', 'getAccount', 'registerSeller',
       'addSellerEndpoint', 'listSellerEndpoints', 'updateSellerEndpoint', 'deleteSellerEndpoint',
       'resumeSeller', 'getSellerStats', 'getSellerErrors', 'requestPayout', 'solanaFacilitator',
-      'getSessionToken',
+      'getSessionToken', 'listDiscoveryResources',
     ];
     assert.deepEqual([...ops.map((o) => o.id)].sort(), [...expected].sort());
     assert.deepEqual([...generatedOperationIds], ops.map((o) => o.id));
@@ -279,9 +279,10 @@ describe('openapi.yaml is valid OpenAPI 3.1', () => {
       const o = opById(id);
       assert.deepEqual(o.op.security, [{ xPayment: [] }, { xSessionToken: [] }, {}], `${id} security`);
       const headers = (o.op.parameters ?? []).map((p: Json) => deref(p)).filter((p: Json) => p.in === 'header');
-      assert.deepEqual(headers.map((p: Json) => [p.name, p.required]), [['X-Payment', false], ['X-Session-Token', false]]);
+      assert.deepEqual(headers.map((p: Json) => [p.name, p.required]), [['X-Payment', false], ['X-Session-Token', false], ['PAYMENT-SIGNATURE', false]]);
       const ok = responseOf(o, '200');
-      assert.ok(ok.headers['X-PAYMENT-RESPONSE'] && ok.headers['X-Idempotent-Replay'], `${id} 200 headers`);
+      assert.ok(ok.headers['X-PAYMENT-RESPONSE'] && ok.headers['PAYMENT-RESPONSE'] && ok.headers['X-Idempotent-Replay'], `${id} 200 headers`);
+      assert.ok(responseOf(o, '402').headers['PAYMENT-REQUIRED'], `${id} 402 carries the v2 quote header`);
     }
     for (const o of ops) assert.ok(Array.isArray(o.op.security), `${o.id} states its security`);
   });

@@ -39,7 +39,7 @@ test('an empty database gets every table, and a second open applies nothing', as
     `select table_name, column_name, numeric_precision, numeric_scale from information_schema.columns
       where table_schema = 'public' and column_name in ('amount', 'fee', 'net', 'atomic_price', 'quoted_amount') order by 1, 2`,
   );
-  assert.equal(money.rows.length, 7);
+  assert.equal(money.rows.length, 8);
   for (const r of money.rows) assert.deepEqual([r.numeric_precision, r.numeric_scale], [78, 0], `${r.table_name}.${r.column_name}`);
   await client.end();
 });

@@ -101,6 +101,9 @@ test('base exact: pay with a USDC transfer, retry with X-Payment {tx_hash}, get 
 
 test('overpayment is accepted and recorded as paid', async () => {
   const pdf = await makePdf(1, 'overpay');
+  // A transfer pays only for a request quoted before it.
+  await callTool(t.baseUrl, '/v1/pdf-json', pdf);
+  await callTool(t.baseUrl, '/v1/pdf-text', pdf);
   const tx = await pay('polygon', 12_345n);
   const r = await callTool(t.baseUrl, '/v1/pdf-json', pdf, { 'x-payment': xPayment('polygon', 'exact', { tx_hash: tx }) });
   assert.equal(r.status, 402, 'pdf-json costs 15000 a page');

@@ -60,3 +60,26 @@ test('the real process on PGlite serves /v1/_health and drains an in-flight requ
     child.kill('SIGKILL');
   }
 });
+
+test('a cluster is created atomically: a half-made directory is moved aside, a creation leftover removed, a good cluster kept', async () => {
+  const { mkdirSync, writeFileSync, readdirSync, existsSync } = await import('node:fs');
+  const { openDatabase } = await import('../src/db/orm.ts');
+  const { silentLogger } = await import('../src/log.ts');
+  const target = join(dir, 'half-made');
+  // What a process killed while PGlite created the cluster used to leave behind.
+  mkdirSync(join(target, 'base'), { recursive: true });
+  writeFileSync(join(target, 'PG_VERSION'), '17\n');
+  mkdirSync(join(dir, 'half-made.creating-4242'));
+  const orm = await openDatabase({ databaseUrl: null, pgliteDir: target, log: silentLogger });
+  await orm.em.getConnection().execute(`insert into quote (fingerprint, resource, endpoint_key, amount) values ('kept', '/v1/pdf-text', 'pdf-text', 1)`);
+  await orm.close(true);
+  const names = readdirSync(dir);
+  assert.ok(names.some((n) => n.startsWith('half-made.unusable-')), 'the half-made directory is moved aside, not deleted');
+  assert.ok(!names.includes('half-made.creating-4242'), 'the creation leftover is removed');
+  assert.ok(existsSync(join(target, '.paycall-created')));
+  // The new cluster, marked complete, opens with its data.
+  const again = await openDatabase({ databaseUrl: null, pgliteDir: target, log: silentLogger });
+  const rows = await again.em.getConnection().execute<{ fingerprint: string }[]>(`select fingerprint from quote`);
+  assert.deepEqual(rows.map((r: { fingerprint: string }) => r.fingerprint), ['kept']);
+  await again.close(true);
+});

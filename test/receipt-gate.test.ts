@@ -100,10 +100,54 @@ test('a crashed settled run taken over through its alias is completed on the rec
   // The run crashes before answering; the retry presents the settlement hash instead.
   const taken = await gate.check('base:tx:0xsettle2', 'fp-f');
   assert.equal(taken?.kind, 'claimed');
-  if (taken?.kind === 'claimed') assert.equal(taken.paymentTx, '0xsettle2');
+  if (taken?.kind === 'claimed') assert.deepEqual(taken.payment, { tx: '0xsettle2', payer: '0xpayer' });
   await gate.complete('base:tx:0xsettle2', { status: 200, headers: {}, body: Buffer.from('ran once') });
   const replay = await createReceiptGate(orm, { leaseMs: 150 }).check('base:auth:0xb:0x2', 'fp-f');
   assert.equal(replay?.kind, 'replay');
   if (replay?.kind === 'replay') assert.equal(replay.answer.body.toString(), 'ran once');
   assert.equal((await rows('0xsettle2')).length, 1);
+});
+
+test('one receipt buys at most maxRuns run attempts; then the last stored failure is final', async () => {
+  const gate = createReceiptGate(orm, { leaseMs: 60_000, maxRuns: 3 });
+  assert.equal((await gate.consume('base:tx:0x04', 'base', 'fp-g', entry('0x04'))).kind, 'claimed');
+  const failure = { status: 500, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"error":"internal_error"}') };
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    assert.deepEqual(await gate.beginRun('base:tx:0x04'), { kind: 'run' }, `attempt ${attempt} runs`);
+    await gate.abandon('base:tx:0x04', failure);
+    // The lease is given back at once: the next identical retry takes the run over.
+    const retry = await gate.check('base:tx:0x04', 'fp-g');
+    assert.equal(retry?.kind, 'claimed');
+  }
+  const fourth = await gate.beginRun('base:tx:0x04');
+  assert.equal(fourth.kind, 'replay');
+  if (fourth.kind === 'replay') assert.equal(fourth.answer.body.toString(), '{"error":"internal_error"}');
+  const [row] = (await sql.query(`select state, attempts from consumed_receipt where receipt_key = 'base:tx:0x04'`)).rows;
+  assert.deepEqual(row, { state: 'done', attempts: 3 });
+  assert.equal((await gate.check('base:tx:0x04', 'fp-g'))?.kind, 'replay');
+  assert.equal((await rows('0x04')).length, 1);
+});
+
+test('holds of one payer in flight are counted against its balance, also when reserved concurrently', async () => {
+  const gate = createReceiptGate(orm, { leaseMs: 60_000 });
+  const hold = { payer: '0xAbC', amount: 600n, balance: 1_000n };
+  const outcomes = await Promise.all(Array.from({ length: 5 }, (_, i) => gate.reserveWithin(`base:auth:0xabc:0x${i}`, 'base', `fp-h${i}`, hold)));
+  assert.equal(outcomes.filter((o) => o.kind === 'claimed').length, 1);
+  assert.equal(outcomes.filter((o) => o.kind === 'over_balance').length, 4);
+  // Once the held one settles (its money left the balance on chain), the hold no longer counts.
+  const winner = outcomes.findIndex((o) => o.kind === 'claimed');
+  await gate.settle(`base:auth:0xabc:0x${winner}`, entry('0xheld'), []);
+  assert.equal((await gate.reserveWithin('base:auth:0xabc:0x9', 'base', 'fp-h9', { ...hold, balance: 600n })).kind, 'claimed');
+  // Another payer is not affected.
+  assert.equal((await gate.reserveWithin('base:auth:0xdef:0x1', 'base', 'fp-h10', { payer: '0xdef', amount: 900n, balance: 1_000n })).kind, 'claimed');
+});
+
+test('a second name recorded before broadcast leads to its receipt; a release drops both', async () => {
+  const gate = createReceiptGate(orm, { leaseMs: 60_000 });
+  assert.equal((await gate.reserve('base:auth:0xc:0x3', 'base', 'fp-i')).kind, 'claimed');
+  await gate.alias('base:auth:0xc:0x3', 'base:tx:0xpending');
+  // Someone presents the not-yet-mined hash for another request: it is already taken.
+  await assert.rejects(gate.check('base:tx:0xpending', 'fp-other'), (e: unknown) => e instanceof AppError && e.code === 'tx_already_consumed');
+  await gate.release('base:auth:0xc:0x3');
+  assert.equal(Number((await sql.query(`select count(*) from consumed_receipt where receipt_key in ('base:auth:0xc:0x3', 'base:tx:0xpending')`)).rows[0].count), 0);
 });

@@ -121,6 +121,21 @@ describe('tool pool with a small memory limit', () => {
   });
 });
 
+describe('tool pool with a small memory limit for PDFium', () => {
+  it('counts PDFium\'s WebAssembly memory against the limit, then starts the next job in a fresh worker', async () => {
+    // A 48 MB document cannot fit in a 40 MB budget: PDFium holds a copy of it. WebAssembly
+    // memory is not V8 heap, so this is the check in pdf-pages.ts, not resourceLimits.
+    const pool = createToolPool({ workers: 1, jobTimeoutMs: 120_000, jobMemoryMb: 40, log: memoryLogger().log, inspectWorkers: 0, splitMinPages: Infinity });
+    try {
+      const { bytes } = textPdf({ pages: 2000, linesPerPage: 2, imageBytesPerPage: 24_000 });
+      await assert.rejects(pool.run('pdf-text', bytes), isAppError('document_too_complex', 422));
+      assert.equal((await pool.run('pdf-text', await onePagePdf('small is fine'))).text, 'small is fine');
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('tool pool with a worker that crashes', () => {
   it('answers 500 for the job that was running, replaces the worker and runs the next job', async () => {
     const { log, lines } = memoryLogger();

@@ -13,6 +13,7 @@ import type { ToolPool } from '../tools/tool-pool.ts';
 import { requestFingerprint } from '../payments/fingerprint.ts';
 import { paidCall, type PaidCallDeps } from '../payments/paid-call.ts';
 import type { BuiltinEndpoint } from './builtins.ts';
+import type { BazaarExtension } from './bazaar.ts';
 
 export interface BuiltinDeps {
   paid: PaidCallDeps | null;
@@ -24,7 +25,7 @@ export interface BuiltinDeps {
 }
 
 export const builtinHandler =
-  (deps: BuiltinDeps, builtin: BuiltinEndpoint): Handler =>
+  (deps: BuiltinDeps, builtin: BuiltinEndpoint, bazaar?: BazaarExtension): Handler =>
   async (ctx) => {
     const upload = await readUpload(ctx.req, { maxBytes: deps.limits.maxBodyBytes });
     const fingerprint = requestFingerprint('POST', builtin.path, upload.contentType, upload.bytes);
@@ -47,6 +48,7 @@ export const builtinHandler =
       sellerId: null,
       endpointId: null,
       takeBps: 10_000,
+      bazaar,
       run: async () => {
         const started = performance.now();
         const result = await deps.pool.run(builtin.tool, upload.bytes, { requestId: ctx.requestId });

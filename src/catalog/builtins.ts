@@ -2,7 +2,7 @@
  * The four built-in paid endpoints. Prices are USDC atomic units (6 decimals): per page for
  * the PDF tools, per request for invoice-extract.
  */
-export type ToolName = 'pdf-md' | 'pdf-text' | 'pdf-json' | 'invoice-extract';
+import type { ToolName } from '../tools/tool-types.ts';
 
 export interface BuiltinEndpoint {
   tool: ToolName;
@@ -52,5 +52,3 @@ export const BUILTINS: readonly BuiltinEndpoint[] = [
     mimeType: 'application/json',
   },
 ];
-
-export const builtinByOperation = (operationId: string) => BUILTINS.find((b) => b.operationId === operationId);

@@ -1,5 +1,7 @@
-/** GET /v1/_meta: the live catalog (built-ins now; seller endpoints join it when published). */
+/** GET /v1/_meta: the live catalog: built-ins, then active and degraded seller endpoints. */
+import bs58 from 'bs58';
 import type { Handler } from '../http/server.ts';
+import type { ForwardSigner } from '../proxy/forward-signature.ts';
 import { BUILTINS } from './builtins.ts';
 import { NETWORKS } from '../chains/chain-adapter.ts';
 
@@ -13,14 +15,19 @@ export interface CatalogEntry {
   networks: string[];
   mode: 'builtin' | 'paywall' | 'proxy';
   status: string;
+  /** Seller endpoints: measured upstream latency and success rate over the last 24 h (null without data). */
+  p50_latency_ms?: number | null;
+  p99_latency_ms?: number | null;
+  success_rate_24h?: number | null;
 }
 
 export interface MetaDeps {
   serviceName: string;
   version: string;
-  /** Seller endpoints that are live in the catalog; empty until the marketplace lands. */
+  /** Seller endpoints that are live in the catalog (active and degraded). */
   listSellerEntries: () => Promise<CatalogEntry[]>;
-  signingPublicKey: string | null;
+  /** Signs forwarded calls; sellers verify with the key published here. */
+  signer: Pick<ForwardSigner, 'keyid' | 'publicKey'> | null;
 }
 
 export function builtinEntries(serviceName: string): CatalogEntry[] {
@@ -47,7 +54,8 @@ export const getMetaHandler =
       version: deps.version,
       x402Version: 1,
       networks: [...NETWORKS],
-      signing_public_key: deps.signingPublicKey,
+      signing_public_key: deps.signer ? bs58.encode(Buffer.from(deps.signer.publicKey, 'base64url')) : null,
+      forward_signing: deps.signer ? { keyid: deps.signer.keyid, alg: 'ed25519', public_key: deps.signer.publicKey } : null,
       endpoints: [...builtinEntries(deps.serviceName), ...(await deps.listSellerEntries())],
     },
   });

@@ -1,24 +1,115 @@
 /**
- * POST /v1/<slug>/<path_suffix>: the catalog lookup comes first, so an unknown path is a 404
- * and a suspended endpoint a 410 before any quote. Forwarding a paid call to the seller's
- * upstream lands with the seller marketplace issue; until then a live endpoint answers 501.
+ * POST /v1/<slug>/<path_suffix>: a paid call to a seller's endpoint. The catalog lookup comes
+ * first (unknown, deleted or not yet active: 404; suspended: 410), before any quote. The body
+ * is spooled to disk and hashed (its digest is in the request fingerprint and the forwarded
+ * Content-Digest), the quote is the endpoint's price, and once paid the call is forwarded
+ * (proxy: retried on 5xx; paywall: once) and its answer streamed back, stored for replays.
+ * Every forward feeds the endpoint's lifecycle (5xx or timeout: failure) and error counts.
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Database } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
-import { notImplemented } from '../http/errors.ts';
+import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import { countError } from '../sellers/seller-store.ts';
+import { recordUpstreamOutcome, type LifecycleDeps } from '../sellers/lifecycle.ts';
+import { requestFingerprintOfDigest } from '../payments/fingerprint.ts';
+import { paidCall, type PaidCallDeps } from '../payments/paid-call.ts';
+import { requireChains } from '../payments/require-chains.ts';
+import { forwardCall, type ForwardDeps } from '../proxy/forward.ts';
+import { spoolBody } from '../proxy/spool-body.ts';
+import { sellerBazaar } from './bazaar.ts';
+
+export interface SellerCallDeps {
+  orm: Database;
+  paid: PaidCallDeps | null;
+  forward: ForwardDeps;
+  lifecycle: LifecycleDeps;
+  maxBodyBytes: number;
+  log: Logger;
+  metrics?: Pick<Metrics, 'upstreamRequests' | 'upstreamDuration'>;
+}
+
+interface LiveEndpoint {
+  id: number;
+  seller_id: number;
+  status: string;
+  mode: 'proxy' | 'paywall';
+  upstream_url: string;
+  atomic_price: string;
+  desc: string;
+  sample_body: unknown;
+}
+
+/** Take rates in basis points: 3 % paywall, 4 % proxy (spec). */
+export const TAKE_BPS = { paywall: 300, proxy: 400 } as const;
 
 export const sellerCallHandler =
-  (orm: Database): Handler =>
+  (deps: SellerCallDeps): Handler =>
   async (ctx) => {
-    ctx.req.resume();
     const { slug, path_suffix: pathSuffix } = ctx.params;
-    const [endpoint] = await (orm.em.fork() as unknown as SqlEntityManager).execute<{ status: string }[]>(
-      'select status from seller_endpoint where slug = ? and path_suffix = ? and deleted_at is null',
+    const path = `/v1/${slug}/${pathSuffix}`;
+    const em = deps.orm.em.fork() as unknown as SqlEntityManager;
+    const [endpoint] = await em.execute<LiveEndpoint[]>(
+      `select id, seller_id, status, mode, upstream_url, atomic_price::text as atomic_price, "desc", sample_body
+         from seller_endpoint where slug = ? and path_suffix = ? and deleted_at is null`,
       [slug, pathSuffix],
     );
-    if (!endpoint) throw new AppError('endpoint_not_found', 404, `No endpoint at /v1/${slug}/${pathSuffix}.`, { hint: 'GET /v1/_meta lists the catalog.' });
-    if (endpoint.status === 'suspended') throw new AppError('endpoint_suspended', 410, `/v1/${slug}/${pathSuffix} is suspended after repeated upstream failures.`);
-    throw notImplemented('callSellerEndpoint', 'the seller marketplace issue');
+    if (!endpoint || endpoint.status === 'pending') {
+      ctx.req.resume();
+      throw new AppError('endpoint_not_found', 404, endpoint ? `${path} is not live yet: its upstream is still being probed.` : `No endpoint at ${path}.`, { hint: 'GET /v1/_meta lists the catalog.' });
+    }
+    if (endpoint.status === 'suspended') {
+      ctx.req.resume();
+      // The seller sees refused buyers in its hourly error counts.
+      await countError(em, endpoint.id, endpoint.seller_id, 'endpoint_suspended');
+      throw new AppError('endpoint_suspended', 410, `${path} is suspended after repeated upstream failures.`, { hint: 'Try again after the seller resumes it.' });
+    }
+    const paid = requireChains(deps.paid);
+    const contentType = String(ctx.req.headers['content-type'] ?? 'application/octet-stream');
+    const body = await spoolBody(ctx.req, deps.maxBodyBytes);
+    try {
+      const price = BigInt(endpoint.atomic_price);
+      return await paidCall(paid, ctx, {
+        fingerprint: requestFingerprintOfDigest('POST', path, contentType, body.sha256),
+        path,
+        description: endpoint.desc,
+        mimeType: 'application/json',
+        endpointKey: `${slug}/${pathSuffix}`,
+        amount: price,
+        perPagePrice: price,
+        estimatedPages: 1,
+        sellerId: endpoint.seller_id,
+        endpointId: endpoint.id,
+        takeBps: TAKE_BPS[endpoint.mode],
+        bazaar: sellerBazaar(endpoint.sample_body),
+        run: async (payment) => {
+          const search = ctx.url.search;
+          const upstreamUrl = search ? `${endpoint.upstream_url}${endpoint.upstream_url.includes('?') ? '&' : '?'}${search.slice(1)}` : endpoint.upstream_url;
+          const started = performance.now();
+          const endpointLabel = `${slug}/${pathSuffix}`;
+          const outcome = (ok: boolean, statusCode: number | null, errorCode?: string) => {
+            const label = statusCode !== null ? (statusCode >= 500 ? 'http_5xx' : statusCode >= 400 ? 'http_4xx' : 'ok') : errorCode === 'upstream_timeout' ? 'timeout' : errorCode === 'upstream_5xx' ? 'http_5xx' : 'error';
+            deps.metrics?.upstreamRequests.inc({ endpoint: endpointLabel, outcome: label });
+            deps.metrics?.upstreamDuration.observe({ endpoint: endpointLabel }, (performance.now() - started) / 1000);
+            return recordUpstreamOutcome(deps.lifecycle, endpoint.id, { source: 'call', region: 'live', ok, statusCode, latencyMs: Math.round(performance.now() - started), error: ok ? null : (errorCode ?? null), errorCode }).catch((err: unknown) =>
+              deps.log.error('recording an upstream outcome failed', { err, endpoint_id: endpoint.id }),
+            );
+          };
+          try {
+            const answer = await forwardCall(deps.forward, { mode: endpoint.mode, upstreamUrl, method: 'POST', headers: ctx.req.headers, body, payment });
+            void outcome(answer.status < 500, answer.status, answer.status >= 500 ? `upstream_${answer.status}` : undefined);
+            ctx.log.info('forwarded', { endpoint_id: endpoint.id, mode: endpoint.mode, status: answer.status, attempts: answer.attempts, latency_ms: answer.latencyMs });
+            return { status: answer.status, headers: answer.headers, body: answer.body };
+          } catch (e) {
+            if (e instanceof AppError) void outcome(false, null, e.code);
+            throw e;
+          }
+        },
+      });
+    } finally {
+      // An open read stream keeps the file's data until it closes; nothing else needs it now.
+      await body.discard();
+    }
   };

@@ -21,8 +21,10 @@ export interface ChainAdapterTuning {
   pollIntervalMs?: number;
   /** Blocks an EVM payment needs, its own included, before it counts (default 1). */
   evmConfirmations?: number;
-  /** Most the Solana fee payer spends on priority fees per co-signed transfer (default 100000 lamports). */
+  /** Most the Solana fee payer spends on priority fees per co-signed transfer (default 10,000 lamports). */
   maxPriorityFeeLamports?: bigint;
+  /** Highest compute-unit limit of a co-signed transfer (default 200,000). */
+  maxComputeUnits?: bigint;
 }
 
 export function createChainAdapters(chains: ChainsConfig, log: Logger, tuning: ChainAdapterTuning = {}): ChainAdapterSet {
@@ -48,6 +50,7 @@ export function createChainAdapters(chains: ChainsConfig, log: Logger, tuning: C
       confirmTimeoutMs: tuning.confirmTimeoutMs,
       pollIntervalMs: tuning.pollIntervalMs,
       maxPriorityFeeLamports: tuning.maxPriorityFeeLamports,
+      maxComputeUnits: tuning.maxComputeUnits,
     }),
   };
 }

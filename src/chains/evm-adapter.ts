@@ -8,7 +8,10 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
+  encodeFunctionData,
   getAddress,
+  keccak256,
+  toBytes,
   http,
   isAddress,
   parseSignature,
@@ -26,7 +29,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { chainConfig as opStackChainConfig } from 'viem/op-stack';
 import type { EvmChainConfig } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { ChainError, type ChainHealth, type Eip3009Authorization, type EvmChainAdapter, type EvmNetwork, type TokenTransfer, type TxLookup } from './chain-adapter.ts';
+import { ChainError, type AuthorizationTransfer, type ChainHealth, type Eip3009Authorization, type EvmChainAdapter, type EvmNetwork, type TokenTransfer, type TxLookup } from './chain-adapter.ts';
 import { createSerialQueue } from './serial-queue.ts';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES, usdcAbi } from './usdc-abi.ts';
 import { USDC_EIP712_NAME, USDC_EIP712_VERSION } from './usdc-addresses.ts';
@@ -54,6 +57,8 @@ const OP_STACK_CHAIN_IDS = new Set([8453, 84532]);
 
 // keccak256("Transfer(address,address,uint256)")
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+// keccak256("AuthorizationUsed(address,bytes32)")
+const AUTHORIZATION_USED_TOPIC = keccak256(toBytes('AuthorizationUsed(address,bytes32)'));
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const UINT = /^\d{1,78}$/;
@@ -186,6 +191,78 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
     throw new ChainError(reasonFromRevert(text) ?? fallback, text.trim());
   };
 
+  /**
+   * The EIP-712 signature must recover to `from` before anything is reserved or spent on an
+   * authorization. Contract wallets sign with ERC-1271: the chain checks those (eth_call).
+   */
+  const verifyAuthorizationSignature = async (a: ParsedAuthorization, signature: string): Promise<void> => {
+    if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) throw new ChainError('invalid_signature', 'the signature is not a 65-byte hex string');
+    const dom = await domain();
+    const typed = {
+      domain: { name: dom.name, version: dom.version, chainId: config.chainId, verifyingContract: usdc },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      primaryType: 'TransferWithAuthorization' as const,
+      message: { from: a.from, to: a.to, value: a.value, validAfter: a.validAfter, validBefore: a.validBefore, nonce: a.nonce },
+      signature: signature as Hex,
+    };
+    let signer: Address | null = null;
+    try {
+      signer = await recoverTypedDataAddress(typed);
+    } catch {
+      signer = null;
+    }
+    if (signer === a.from) return;
+    const code = await client.getCode({ address: a.from });
+    if (code && code !== '0x' && (await client.verifyTypedData({ address: a.from, ...typed }).catch(() => false))) return;
+    throw new ChainError('invalid_signature', signer ? `the signature is by ${signer}, not ${a.from}` : 'the signature does not recover to an address');
+  };
+
+  /** The contract wants validAfter < t < validBefore for the block that includes the transfer. */
+  const checkValidityWindow = (a: ParsedAuthorization, chainNow: bigint) => {
+    const wallNow = BigInt(Math.floor(Date.now() / 1000));
+    const now = chainNow > wallNow ? chainNow : wallNow;
+    if (a.validBefore <= now + 1n) throw new ChainError('authorization_expired', `validBefore ${a.validBefore} is not after the chain time ${chainNow}`);
+    if (a.validAfter >= chainNow + 1n && a.validAfter >= wallNow) {
+      throw new ChainError('authorization_not_yet_valid', `validAfter ${a.validAfter} is not before the chain time ${chainNow}`);
+    }
+  };
+
+  async function findAuthorizationTransfer(authorizer: string, nonce: string, lookbackBlocks = 50_000n): Promise<AuthorizationTransfer | null> {
+    if (!isAddress(authorizer, { strict: false }) || !BYTES32.test(nonce)) return null;
+    const from = getAddress(authorizer);
+    const latest = await client.getBlockNumber({ cacheTime: 0 });
+    const logs = await client.getContractEvents({
+      address: usdc,
+      abi: usdcAbi,
+      eventName: 'AuthorizationUsed',
+      args: { authorizer: from, nonce: nonce as Hex },
+      fromBlock: latest > lookbackBlocks ? latest - lookbackBlocks : 0n,
+      toBlock: latest,
+    });
+    const txHash = logs[0]?.transactionHash;
+    if (!txHash) return null;
+    const receipt = await client.getTransactionReceipt({ hash: txHash });
+    if (receipt.status !== 'success') return null;
+    const moved = authorizationTransferIn(receipt.logs, from, nonce as Hex);
+    return moved ? { txHash, blockTime: await blockTime(receipt.blockNumber), ...moved } : null;
+  }
+
+  /**
+   * The Transfer that an authorization moved: FiatToken emits AuthorizationUsed(from, nonce)
+   * and then, as the very next log of the token, Transfer(from, to, value). Reading that pair
+   * (not any transfer in the transaction) ties the amount to this authorization.
+   */
+  const authorizationTransferIn = (logs: readonly { address: string; topics: readonly string[]; data: string }[], from: Address, nonce: Hex) => {
+    const fromTopic = `0x${from.slice(2).toLowerCase().padStart(64, '0')}`;
+    const i = logs.findIndex(
+      (l) => l.address.toLowerCase() === usdc.toLowerCase() && l.topics[0]?.toLowerCase() === AUTHORIZATION_USED_TOPIC && l.topics[1]?.toLowerCase() === fromTopic && l.topics[2]?.toLowerCase() === nonce.toLowerCase(),
+    );
+    const next = i >= 0 ? logs.slice(i + 1).find((l) => l.address.toLowerCase() === usdc.toLowerCase()) : undefined;
+    const [transfer] = next ? decodeTransferLogs([next]) : [];
+    if (!transfer || transfer.from !== from) return null;
+    return { from: transfer.from, to: transfer.to, value: transfer.value };
+  };
+
   return {
     network,
     chainId: config.chainId,
@@ -217,7 +294,8 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
       }
       const time = await blockTime(receipt.blockNumber);
       if (receipt.status !== 'success') return { status: 'reverted', blockTime: time };
-      return { status: 'confirmed', blockTime: time, transfers: decodeTransferLogs(receipt.logs), sender: getAddress(receipt.from) };
+      const viaAuthorization = receipt.logs.some((l) => l.address.toLowerCase() === usdc.toLowerCase() && l.topics[0]?.toLowerCase() === AUTHORIZATION_USED_TOPIC);
+      return { status: 'confirmed', blockTime: time, transfers: decodeTransferLogs(receipt.logs), sender: getAddress(receipt.from), viaAuthorization };
     },
 
     async authorizationUsed(authorizer: string, nonce: string): Promise<boolean> {
@@ -226,83 +304,73 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
       return client.readContract({ address: usdc, abi: usdcAbi, functionName: 'authorizationState', args: [getAddress(authorizer), nonce as Hex] });
     },
 
-    async findAuthorizationTx(authorizer: string, nonce: string, lookbackBlocks = 50_000n) {
-      if (!isAddress(authorizer, { strict: false }) || !BYTES32.test(nonce)) return null;
-      const latest = await client.getBlockNumber({ cacheTime: 0 });
-      const logs = await client.getContractEvents({
-        address: usdc,
-        abi: usdcAbi,
-        eventName: 'AuthorizationUsed',
-        args: { authorizer: getAddress(authorizer), nonce: nonce as Hex },
-        fromBlock: latest > lookbackBlocks ? latest - lookbackBlocks : 0n,
-        toBlock: latest,
-      });
-      return logs[0]?.transactionHash ?? null;
+    findAuthorizationTransfer,
+
+    async checkAuthorization(auth: Eip3009Authorization, signature: string) {
+      const a = parseAuthorization(auth);
+      await verifyAuthorizationSignature(a, signature);
+      const [used, latest, balance] = await Promise.all([
+        client.readContract({ address: usdc, abi: usdcAbi, functionName: 'authorizationState', args: [a.from, a.nonce], blockTag: 'latest' }),
+        client.getBlock({ blockTag: 'latest' }),
+        client.readContract({ address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [a.from], blockTag: 'latest' }),
+      ]);
+      if (used) return { state: 'used', transfer: await findAuthorizationTransfer(a.from, a.nonce) };
+      checkValidityWindow(a, latest.timestamp);
+      return { state: 'unused', balance, chainTime: Number(latest.timestamp) };
     },
 
-    async submitAuthorization(auth: Eip3009Authorization, signature: string) {
+    async submitAuthorization(auth: Eip3009Authorization, signature: string, hooks: { beforeBroadcast?: (txHash: string) => Promise<void> } = {}) {
       const a = parseAuthorization(auth);
       // The relayer pays gas: it settles only authorizations that pay this service.
       if (a.to !== payTo) throw new ChainError('wrong_recipient', `the authorization pays ${a.to}, not ${payTo}`);
       if (a.value <= 0n) throw new ChainError('invalid_authorization', 'authorization.value must be positive');
-      let sig: { r: Hex; s: Hex; v?: bigint; yParity?: number };
-      try {
-        sig = parseSignature(signature as Hex);
-      } catch {
-        throw new ChainError('invalid_signature', 'the signature is not a 65-byte hex string');
-      }
-      const v = sig.v !== undefined ? Number(sig.v) : 27 + (sig.yParity ?? 0);
-
-      const [used, latest, balance, code, dom] = await Promise.all([
-        client.readContract({ address: usdc, abi: usdcAbi, functionName: 'authorizationState', args: [a.from, a.nonce] }),
+      // Settlement verifies again: nothing reaches the relayer on the strength of an earlier check.
+      await verifyAuthorizationSignature(a, signature);
+      const [used, latest, balance] = await Promise.all([
+        client.readContract({ address: usdc, abi: usdcAbi, functionName: 'authorizationState', args: [a.from, a.nonce], blockTag: 'latest' }),
         client.getBlock({ blockTag: 'latest' }),
-        client.readContract({ address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [a.from] }),
-        client.getCode({ address: a.from }),
-        domain(),
+        client.readContract({ address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [a.from], blockTag: 'latest' }),
       ]);
       if (used) throw new ChainError('authorization_used', `nonce ${a.nonce} of ${a.from} is already used or cancelled`);
-      // The next block is at least one second after the latest; the contract wants validAfter < t < validBefore.
-      const now = latest.timestamp;
-      if (a.validBefore <= now) throw new ChainError('authorization_expired', `validBefore ${a.validBefore} is not after the chain time ${now}`);
-      if (a.validAfter >= now + 1n && a.validAfter >= BigInt(Math.floor(Date.now() / 1000))) {
-        throw new ChainError('authorization_not_yet_valid', `validAfter ${a.validAfter} is not before the chain time ${now}`);
-      }
-      // Contract wallets sign with ERC-1271; only the token can check those, in the simulation below.
-      if (!code || code === '0x') {
-        let signer: Address;
-        try {
-          signer = await recoverTypedDataAddress({
-            domain: { name: dom.name, version: dom.version, chainId: config.chainId, verifyingContract: usdc },
-            types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-            primaryType: 'TransferWithAuthorization',
-            message: { from: a.from, to: a.to, value: a.value, validAfter: a.validAfter, validBefore: a.validBefore, nonce: a.nonce },
-            signature: signature as Hex,
-          });
-        } catch {
-          throw new ChainError('invalid_signature', 'the signature does not recover to an address');
-        }
-        if (signer !== a.from) throw new ChainError('invalid_signature', `the signature is by ${signer}, not ${a.from}`);
-      }
+      checkValidityWindow(a, latest.timestamp);
       if (balance < a.value) throw new ChainError('insufficient_funds', `${a.from} holds ${balance}, the authorization moves ${a.value}`);
 
+      const sig = parseSignature(signature as Hex);
+      const v = sig.v !== undefined ? Number(sig.v) : 27 + (sig.yParity ?? 0);
       const args = [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, v, sig.r, sig.s] as const;
       const hash = await relayerQueue(async () => {
         let gas: bigint;
         try {
-          // eth_call first: its revert reason is the clearest; the estimate then cannot revert for a new reason.
-          await client.simulateContract({ account: relayer, address: usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', args });
+          // eth_call at `latest` first (its revert reason is the clearest), then the estimate:
+          // a relayer transaction is only ever sent for a transfer the chain would accept now.
+          await client.simulateContract({ account: relayer, address: usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', args, blockTag: 'latest' });
           gas = await client.estimateContractGas({ account: relayer, address: usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', args });
         } catch (e) {
           if (isRevert(e)) refuseFromRevert(e, 'reverted');
           throw e;
         }
         const nonce = await client.getTransactionCount({ address: relayer.address, blockTag: 'pending' });
-        // 20 % headroom: gas use can shift between estimate and inclusion.
-        return relayerWallet.writeContract({ address: usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', args, nonce, gas: (gas * 12n) / 10n });
+        // Sign first: the hash is known before the transaction exists anywhere but here, so
+        // the caller can record it as consumed before anyone could present it as a receipt.
+        // 20 % gas headroom: gas use can shift between estimate and inclusion.
+        const request = await relayerWallet.prepareTransactionRequest({
+          account: relayer,
+          chain,
+          to: usdc,
+          data: encodeFunctionData({ abi: usdcAbi, functionName: 'transferWithAuthorization', args }),
+          nonce,
+          gas: (gas * 12n) / 10n,
+        });
+        const serialized = await relayer.signTransaction(request as Parameters<typeof relayer.signTransaction>[0]);
+        const txHash = keccak256(serialized);
+        await hooks.beforeBroadcast?.(txHash);
+        return client.sendRawTransaction({ serializedTransaction: serialized });
       });
       log.info('authorization submitted', { tx: hash, from: a.from, value: a.value });
       const mined = await awaitMined(hash, 'transferWithAuthorization');
-      return { txHash: hash, blockTime: mined.blockTime };
+      const moved = authorizationTransferIn(mined.receipt.logs, a.from, a.nonce);
+      if (!moved) throw new ChainError('reverted', `transferWithAuthorization ${hash} emitted no transfer for nonce ${a.nonce}`);
+      return { txHash: hash, blockTime: mined.blockTime, ...moved };
     },
 
     async sendUsdc(to: string, amount: bigint): Promise<string> {

@@ -36,8 +36,10 @@ export interface SolanaAdapterOptions {
   confirmTimeoutMs?: number;
   /** Status polling interval (default 400 ms, one slot). */
   pollIntervalMs?: number;
-  /** Most the fee payer pays in priority fees for one co-signed transfer (default 0.0001 SOL). */
+  /** Most the fee payer pays in priority fees for one co-signed transfer (default 10,000 lamports). */
   maxPriorityFeeLamports?: bigint;
+  /** Highest compute-unit limit a co-signed transfer may set (default 200,000; a TransferChecked needs ~6,000). */
+  maxComputeUnits?: bigint;
 }
 
 const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,90}$/;
@@ -76,7 +78,8 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): SolanaChainAdap
   const feePayerTokenAccount = getAssociatedTokenAddressSync(mint, feePayer.publicKey, true);
   const confirmTimeoutMs = opts.confirmTimeoutMs ?? 30_000;
   const pollIntervalMs = opts.pollIntervalMs ?? 400;
-  const maxPriorityFeeLamports = opts.maxPriorityFeeLamports ?? 100_000n;
+  const maxPriorityFeeLamports = opts.maxPriorityFeeLamports ?? 10_000n;
+  const maxComputeUnits = opts.maxComputeUnits ?? 200_000n;
   const treasuryQueue = createSerialQueue();
 
   let decimalsPromise: Promise<number> | null = null;
@@ -146,6 +149,8 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): SolanaChainAdap
         transfers: transfersFromTokenBalances(meta.preTokenBalances ?? [], meta.postTokenBalances ?? []),
         // The fee payer signs first; on a co-signed transfer it is the service, the buyer is `from`.
         sender: keys.get(0)?.toBase58() ?? '',
+        // Solana has no authorization rail: a transfer's signature is always its receipt.
+        viaAuthorization: false,
       };
     },
 
@@ -157,19 +162,16 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): SolanaChainAdap
 
     async prepareTransfer(transactionBase64: string) {
       let tx: VersionedTransaction;
+      let checked: ReturnType<typeof checkFacilitatorTransaction>;
       try {
         tx = VersionedTransaction.deserialize(Buffer.from(transactionBase64, 'base64'));
+        checked = checkFacilitatorTransaction(tx, { feePayer: feePayer.publicKey, usdcMint: mint, payToTokenAccount, feePayerTokenAccount, maxPriorityFeeLamports, maxComputeUnits });
+        tx.sign([feePayer]);
       } catch (e) {
-        throw new ChainError('invalid_transaction', `not a base64 serialized Solana transaction: ${(e as Error).message}`);
+        if (e instanceof ChainError) throw e;
+        // Whatever the parser or signer trips over in hostile bytes is a refusal, not a crash.
+        throw new ChainError('invalid_transaction', `not a well-formed Solana transaction: ${(e as Error).message}`, { cause: e });
       }
-      const checked = checkFacilitatorTransaction(tx, {
-        feePayer: feePayer.publicKey,
-        usdcMint: mint,
-        payToTokenAccount,
-        feePayerTokenAccount,
-        maxPriorityFeeLamports,
-      });
-      tx.sign([feePayer]);
       // The first signature is the fee payer's: it is the transaction id.
       const signature = bs58.encode(tx.signatures[0]);
       const from = checked.authority.toBase58();
@@ -179,7 +181,14 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): SolanaChainAdap
         to: payTo.toBase58(),
         amount: checked.amount,
         broadcast: async () => {
-          const sent = await broadcast(tx);
+          let sent: string;
+          try {
+            sent = await broadcast(tx);
+          } catch (e) {
+            // Landed before (a retry, or a crash after sending): its fate on chain is the answer.
+            if (e instanceof ChainError && e.reason === 'already_processed') await confirm(signature, 'transfer');
+            throw e;
+          }
           log.info('co-signed transfer broadcast', { signature: sent, from, amount: checked.amount });
           await confirm(sent, 'transfer');
         },

@@ -79,7 +79,10 @@ export interface SellerEndpoint {
   consecutiveSuccesses: number;
   degradedAt: Date | null;
   lastProbe: unknown;
+  /** The probe scheduler's job: due when nextProbeAt has passed (claimed with SKIP LOCKED). */
   nextProbeAt: Date | null;
+  /** Failed activation rounds of a pending endpoint (back-off exponent). */
+  probeAttempts: number;
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
@@ -105,15 +108,60 @@ export const SellerEndpointSchema = new EntitySchema<SellerEndpoint>({
     degradedAt: nullableTime(),
     lastProbe: { type: 'json', nullable: true },
     nextProbeAt: nullableTime(),
+    probeAttempts: { type: 'integer', default: 0 },
     createdAt: createdAt(),
     updatedAt: createdAt(),
     deletedAt: nullableTime(),
   },
 });
 
+/** Which seller owns a wallet, across all chains: a wallet owns at most one slug. */
+export interface SellerWalletClaim {
+  addressKey: string;
+  sellerId: number;
+}
+export const SellerWalletClaimSchema = new EntitySchema<SellerWalletClaim>({
+  name: 'SellerWalletClaim',
+  tableName: 'seller_wallet_claim',
+  properties: {
+    addressKey: { type: 'string', length: 64, primary: true },
+    sellerId: { type: 'integer', index: 'seller_wallet_claim_seller_idx' },
+  },
+});
+
+/** One upstream answer seen by a probe (source publish/activation/health) or a live call. */
+export interface EndpointObservation {
+  id: number;
+  endpointId: number;
+  at: Date;
+  source: string;
+  region: string;
+  ok: boolean;
+  statusCode: number | null;
+  latencyMs: number | null;
+  error: string | null;
+}
+export const EndpointObservationSchema = new EntitySchema<EndpointObservation>({
+  name: 'EndpointObservation',
+  tableName: 'endpoint_observation',
+  indexes: [{ name: 'endpoint_observation_endpoint_at_idx', properties: ['endpointId', 'at'] }],
+  properties: {
+    id: { type: 'bigint', primary: true, autoincrement: true },
+    endpointId: { type: 'integer' },
+    at: createdAt(),
+    source: { type: 'string', length: 16 },
+    region: { type: 'string', length: 32 },
+    ok: { type: 'boolean' },
+    statusCode: { type: 'integer', nullable: true },
+    latencyMs: { type: 'integer', nullable: true },
+    error: { type: 'text', nullable: true },
+  },
+});
+
 /**
- * The last 402 quote per request fingerprint, so quote_expired can be judged later
- * (the rule uses the last quote for a fingerprint, so one row per fingerprint suffices).
+ * The 402 quotes of a request fingerprint: one row, the last quote's fields, and the recent
+ * issue times (a transfer pays only for a request quoted before its block, within the quote's
+ * lifetime, so the times around the payment matter, not only the last one).
  */
 export interface Quote {
   id: number;
@@ -123,6 +171,7 @@ export interface Quote {
   amount: bigint;
   pages: number | null;
   createdAt: Date;
+  quotedTimes: Date[];
 }
 export const QuoteSchema = new EntitySchema<Quote>({
   name: 'Quote',
@@ -135,10 +184,12 @@ export const QuoteSchema = new EntitySchema<Quote>({
     amount: amount(),
     pages: { type: 'integer', nullable: true },
     createdAt: createdAt(),
+    quotedTimes: { type: 'json', columnType: 'timestamptz[]', default: "'{}'" },
   },
 });
 
-export type ReceiptState = 'running' | 'done';
+/** running: reserved or being run; done: answer stored (also a final refusal); alias: a second name of another receipt. */
+export type ReceiptState = 'running' | 'done' | 'alias';
 
 /**
  * A consumed payment proof. The primary key is network + tx hash / signature / authorization
@@ -162,6 +213,11 @@ export interface ConsumedReceipt {
   responseStatus: number | null;
   responseHeaders: Record<string, string> | null;
   responseBody: Buffer | null;
+  /** Runs started under this receipt (PAYMENT_MAX_RUNS bounds them). */
+  attempts: number;
+  /** While an authorization is being settled: who pays and how much, counted against the payer's balance. */
+  payer: string | null;
+  amount: bigint | null;
   createdAt: Date;
   completedAt: Date | null;
 }
@@ -179,6 +235,9 @@ export const ConsumedReceiptSchema = new EntitySchema<ConsumedReceipt>({
     responseStatus: { type: 'integer', nullable: true },
     responseHeaders: { type: 'json', nullable: true },
     responseBody: { type: 'blob', columnType: 'bytea', nullable: true },
+    attempts: { type: 'integer', default: 0 },
+    payer: { type: 'string', length: 64, nullable: true },
+    amount: { ...amount(), nullable: true },
     createdAt: createdAt(),
     completedAt: nullableTime(),
   },
@@ -270,7 +329,7 @@ export const UsedSignatureSchema = new EntitySchema<UsedSignature>({
     signatureHash: { type: 'string', length: 64, primary: true },
     wallet: { type: 'string', length: 64 },
     action: { type: 'string', length: 32 },
-    createdAt: createdAt(),
+    createdAt: { ...createdAt(), index: 'used_signature_created_idx' },
   },
 });
 
@@ -335,6 +394,8 @@ export const allEntities = [
   SellerSchema,
   SellerWalletSchema,
   SellerEndpointSchema,
+  SellerWalletClaimSchema,
+  EndpointObservationSchema,
   QuoteSchema,
   ConsumedReceiptSchema,
   PaymentSchema,

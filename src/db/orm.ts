@@ -2,7 +2,8 @@
  * Opens the database: PostgreSQL when DATABASE_URL is set, otherwise the embedded PGlite
  * cluster in .data/pglite (same SQL, same migrations). Migrations are applied at start.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { allEntities } from './entities.ts';
@@ -41,9 +42,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const { MikroORM: PgOrm } = await import('@mikro-orm/postgresql');
     orm = await PgOrm.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: 10 } });
   } else {
-    mkdirSync(opts.pgliteDir, { recursive: true });
     const { MikroORM: PgliteOrm } = await import('@mikro-orm/pglite');
-    orm = await PgliteOrm.init({ ...common, dbName: opts.pgliteDir });
+    orm = await openPglite(opts.pgliteDir, opts.log, (dir) => PgliteOrm.init({ ...common, dbName: dir }));
   }
   if (opts.migrate !== false) {
     const applied = await orm.migrator.up();
@@ -53,6 +53,48 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
 }
 
 /** A cheap round trip for /v1/_health. */
+/** Written once a cluster has been created completely; a cluster without it may be half made. */
+const CREATED_MARKER = '.paycall-created';
+
+/**
+ * The embedded cluster, created atomically: a new cluster is made in a directory beside the
+ * target and renamed into place only once PGlite has finished creating it, so a process killed
+ * during creation (the slowest part of a first start) leaves no half-made cluster behind. A
+ * directory without the marker that PGlite cannot open is such a leftover of an older version:
+ * it is moved aside (never deleted) and a fresh cluster is made. A marked cluster that fails to
+ * open is a real problem and stops the start.
+ */
+async function openPglite(dir: string, log: Logger, init: (dir: string) => Promise<MikroORM>): Promise<MikroORM> {
+  const parent = dirname(resolve(dir));
+  mkdirSync(parent, { recursive: true });
+  for (const leftover of readdirSync(parent).filter((n) => n.startsWith(`${basename(dir)}.creating-`))) rmSync(join(parent, leftover), { recursive: true, force: true });
+  if (existsSync(join(dir, CREATED_MARKER))) return init(dir);
+  if (existsSync(dir) && readdirSync(dir).length > 0) {
+    let orm: MikroORM | null = null;
+    try {
+      orm = await init(dir);
+      // The connection is made lazily: a query proves the cluster opens.
+      await orm.em.getConnection().execute('select 1');
+      writeFileSync(join(dir, CREATED_MARKER), `${new Date().toISOString()}\n`);
+      return orm;
+    } catch (e) {
+      await orm?.close(true).catch(() => undefined);
+      const aside = `${dir}.unusable-${Date.now()}`;
+      renameSync(dir, aside);
+      log.warn('the embedded database directory could not be opened and was never completely created: moved aside, creating a new one', { dir, moved_to: aside, error: (e as Error).message });
+    }
+  }
+  const creating = join(parent, `${basename(dir)}.creating-${process.pid}`);
+  rmSync(creating, { recursive: true, force: true });
+  mkdirSync(creating, { recursive: true });
+  const first = await init(creating);
+  await first.close(true);
+  writeFileSync(join(creating, CREATED_MARKER), `${new Date().toISOString()}\n`);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(creating, dir);
+  return init(dir);
+}
+
 export async function pingDatabase(orm: Database): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
   const started = performance.now();
   try {

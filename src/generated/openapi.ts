@@ -103,11 +103,16 @@ export interface paths {
      * @description Calls the seller endpoint published as `/v1/{slug}/{path_suffix}`, paid with the same
      *     402 flow as the built-in tools (an unpaid call, for example with body `{}`, answers the
      *     quote). The body (any content type, up to 50 MB) is forwarded to the seller's upstream,
-     *     without the buyer's credentials (`X-Payment`, `X-Session-Token`, `Authorization`,
-     *     cookies). The service adds `X-Paycall-Payer`, `X-Paycall-Tx` and `X-Paycall-Signature`
-     *     (Ed25519 by the service over method, path, transaction and a timestamp; the public key
-     *     is `signing_public_key` of `GET /v1/_meta`) so that the seller can check the call came
-     *     through the marketplace.
+     *     without the buyer's credentials (`X-Payment`, `X-Session-Token`, `PAYMENT-SIGNATURE`,
+     *     `Authorization`, cookies) and hop-by-hop headers. The service adds `X-Paycall-Payer`,
+     *     `X-Paycall-Tx`, `X-Paycall-Network` and `Content-Digest` (RFC 9530), and signs them with
+     *     an HTTP Message Signature (RFC 9421: `Signature-Input` / `Signature` labelled `paycall`,
+     *     Ed25519, covering `@method`, `@target-uri`, `content-digest` and the three headers, with
+     *     `created` and `keyid`); the public key is `forward_signing` of `GET /v1/_meta`, so the
+     *     seller can verify with any RFC 9421 library that the call came through the marketplace
+     *     and was paid. The answer is streamed back (without `Set-Cookie` and hop-by-hop headers);
+     *     answers up to 10 MB are also stored, so a retry with the same receipt replays them
+     *     without calling the upstream again; a retry after a larger answer gets `409`.
      *
      *     * `proxy` mode (take rate 4 %): a streamed reverse proxy; 30 s upstream timeout
      *       (`504 upstream_timeout`), upstream 5xx answers retried with back-off for up to 60 s
@@ -324,7 +329,11 @@ export interface paths {
      *     `path_suffix, upstream_url, atomic_price, unit, desc, mode`, in that order), or a
      *     Bearer key with scope `endpoints:write` (then `signature` and `timestamp` may be
      *     omitted). The upstream is probed once synchronously (POST of `sample_body` or `{}`,
-     *     10 s): it must answer 200 with JSON, otherwise `400 upstream_unreachable`. An accepted
+     *     10 s): it must answer 200 with JSON, otherwise `400 upstream_unreachable` saying what
+     *     came back. The URL must be HTTPS and resolve only to public addresses (loopback, private,
+     *     link-local, CGNAT and metadata addresses answer `400 upstream_unreachable`; the check is
+     *     repeated when connecting, and redirects are not followed); a development deployment may
+     *     allow `http://127.0.0.1` / `localhost` upstreams. An accepted
      *     endpoint starts `pending`; three regional probes then make it `active`, when billable
      *     calls begin. `atomic_price` is a JSON integer: a string answers `400 invalid_input`.
      *     The body is limited to 4 KB.
@@ -428,7 +437,9 @@ export interface paths {
      *     the wallet as sent), or a Bearer key of that wallet with scope `read`.
      *     `paid_atomic` = what buyers paid, `fee_atomic` = the service's take,
      *     `earned_atomic` = `paid_atomic` - `fee_atomic`, of which `settled_atomic` was paid out
-     *     and `withdrawable_atomic` is not settled yet.
+     *     and `withdrawable_atomic` is not settled yet. Per endpoint: its status, the same figures
+     *     since `since`, and over the last 24 hours and 30 days also the error count and the
+     *     p50/p95 latency of the upstream's successful answers (probes and calls).
      */
     get: operations["getSellerStats"];
     put?: never;
@@ -454,7 +465,8 @@ export interface paths {
     };
     /**
      * Seller error counts
-     * @description Counts of the error codes the seller's endpoints answered buyers, per hour (`ts` is
+     * @description Counts of the errors of the seller's endpoints (failed probes, buyers refused or
+     *     failed), per hour (`ts` is
      *     the start of the hour), newest first, since `since` (default: the last 7 days). Query
      *     `sig` and `ts` (signed action `errors`, payloadHash: keccak-256 of the wallet as
      *     sent), or a Bearer key of that wallet with scope `read`.
@@ -514,11 +526,37 @@ export interface paths {
      *     partially signed transaction (base64 of the wire format) whose fee payer is the
      *     service's fee payer (`extra.feePayer` of the solana `exact` entry of the quote). It must hold only a USDC
      *     `TransferChecked` to a `payTo` of the service (plus compute-budget or memo
-     *     instructions), and the fee payer must appear in no instruction. The service co-signs
-     *     as fee payer, broadcasts, and answers the transaction signature to put in the
-     *     `X-Payment` receipt. Free (the service pays the fee).
+     *     instructions) of at least the facilitator minimum (10000 atomic units by default), signed
+     *     by the transfer authority; the fee payer and that authority are the only signers, the fee
+     *     payer appears in no instruction, the compute-unit limit is at most 200000 and the
+     *     priority fee at most 10000 lamports. The service co-signs as fee payer, broadcasts, and
+     *     answers the transaction signature to put in the `X-Payment` receipt (for a request quoted
+     *     before the transfer). Free (the service pays the fee).
      */
     post: operations["solanaFacilitator"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/discovery/resources": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The catalog in the x402 discovery (Bazaar) shape
+     * @description Every paid endpoint (the built-ins and the live seller endpoints) for x402 discovery
+     *     clients and facilitators: its URL, the accepts of one unit (per page for the PDF tools,
+     *     per request otherwise), when it last changed and, in `metadata.bazaar`, the x402
+     *     `bazaar` extension describing how to call it and what it answers. Free.
+     */
+    get: operations["listDiscoveryResources"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -665,17 +703,23 @@ export interface components {
        *       servers spell it `payment_required`; clients must treat both alike.
        *     * `payment_required`: same meaning as above.
        *     * `invalid_payment`: the `X-Payment` header cannot be decoded or does not match the
-       *       receipt schema, or names an unsupported scheme or network.
+       *       receipt schema, or names an unsupported scheme or network; or the transaction
+       *       failed on chain, or moved USDC through an EIP-3009 authorization (present the
+       *       authorization instead of its transaction hash).
        *     * `payment_unconfirmed`: the transaction is not visible on-chain yet (after about
        *       10 s of polling); retry the same `X-Payment` after a block.
        *     * `amount_mismatch`: less than `maxAmountRequired` was paid.
        *     * `wrong_recipient`: paid to an address other than `payTo`.
        *     * `wrong_asset`: not the USDC contract or mint of `asset`.
-       *     * `quote_expired`: the payment came more than `maxTimeoutSeconds` after the quote;
-       *       the payment is not refunded.
+       *     * `quote_expired`: the payment came more than `maxTimeoutSeconds` after the quote,
+       *       or the request was not quoted before the payment was made (a transaction hash or
+       *       Solana signature pays only for a request quoted before its block); the payment
+       *       is not refunded.
        *     * `authorization_invalid`: the EIP-3009 authorization (`X-Session-Token`, or an
        *       `exact` receipt with `authorization`) has a wrong signature, is outside its
-       *       validity window, was used already, or could not be settled.
+       *       validity window, its nonce was used for something other than this payment, the
+       *       payer's balance (less its authorizations being settled) does not cover it, or it
+       *       could not be settled.
        * @enum {string}
        */
       error: "X-PAYMENT header is required" | "payment_required" | "invalid_payment" | "payment_unconfirmed" | "amount_mismatch" | "wrong_recipient" | "wrong_asset" | "quote_expired" | "authorization_invalid";
@@ -1045,6 +1089,46 @@ export interface components {
       /** @description Base64 of the transaction in wire format, signed by the buyer. */
       transaction: string;
     };
+    DiscoveryList: {
+      /** @enum {integer} */
+      x402Version: 1;
+      items: components["schemas"]["DiscoveredResource"][];
+      pagination: {
+        limit: number;
+        offset: number;
+        total: number;
+      };
+    };
+    DiscoveredResource: {
+      /**
+       * Format: uri
+       * @description Full URL of the paid endpoint.
+       */
+      resource: string;
+      /** @enum {string} */
+      type: "http";
+      /** @enum {integer} */
+      x402Version: 1;
+      /** @description The accepts of one unit (empty when payments are not configured). */
+      accepts: components["schemas"]["AcceptEntry"][];
+      /** @description Unix seconds of the last change. */
+      lastUpdated: number;
+      metadata: {
+        description: string;
+        seller: string;
+        /** @description Price per unit, USDC atomic units. */
+        price: string;
+        unit: string;
+        /** @enum {string} */
+        mode: "builtin" | "paywall" | "proxy";
+        status: string;
+        /** @description The x402 `bazaar` extension `{info, schema}`. */
+        bazaar: {
+          info: Record<string, never>;
+          schema: Record<string, never>;
+        };
+      };
+    };
     /** @description The broadcast transaction. */
     FacilitatorResult: {
       signature: components["schemas"]["SolanaSignature"];
@@ -1166,11 +1250,19 @@ export interface components {
       /** @description The chains payments are accepted on. */
       networks: components["schemas"]["Network"][];
       /**
-       * @description The Ed25519 public key (base58) the service signs forwarded calls with
-       *     (`X-Paycall-Signature`), so that sellers can verify a call came through the
-       *     marketplace; `null` while no forwarding key is configured.
+       * @description The Ed25519 public key (base58) the service signs forwarded calls with; the same key
+       *     as `forward_signing.public_key`. `null` while no forwarding key is configured.
        */
       signing_public_key: string | null;
+      /** @description How to verify forwarded calls (RFC 9421 HTTP Message Signatures, label `paycall`). */
+      forward_signing?: {
+        /** @description The `keyid` parameter of the forwarded calls' `Signature-Input`. */
+        keyid: string;
+        /** @enum {string} */
+        alg: "ed25519";
+        /** @description The raw 32-byte Ed25519 public key, base64url (a JWK's `x`). */
+        public_key: string;
+      } | null;
       /** @description The paid endpoints. */
       endpoints: components["schemas"]["MetaEndpoint"][];
     };
@@ -1201,6 +1293,12 @@ export interface components {
        */
       mode: "builtin" | "paywall" | "proxy";
       status: components["schemas"]["EndpointStatus"];
+      /** @description Seller endpoints only. Median upstream latency over the last 24 h (probes and calls); `null` without data. */
+      p50_latency_ms?: number | null;
+      /** @description Seller endpoints only. 99th percentile of the upstream latency over the last 24 h; `null` without data. */
+      p99_latency_ms?: number | null;
+      /** @description Seller endpoints only. Share of upstream answers that succeeded over the last 24 h (0 to 1); `null` without data. */
+      success_rate_24h?: number | null;
     };
     /** @description The result of one check. */
     HealthCheck: {
@@ -1524,20 +1622,42 @@ export interface components {
       /** @description Start of the counted period. */
       since: components["schemas"]["UnixSeconds"];
     };
-    /** @description Statistics of one endpoint. */
+    /** @description Statistics of one endpoint; `calls`, `paid_atomic`, `earned_atomic` and `errors` count since `since`. */
     EndpointStats: {
       id: components["schemas"]["ResourceId"];
       path: string;
+      status: components["schemas"]["EndpointStatus"];
+      /** @description When the endpoint was deleted, `null` while it is published. */
+      deleted_at: components["schemas"]["UnixSeconds"] | null;
       calls: number;
+      paid_atomic: components["schemas"]["AtomicAmount"];
       earned_atomic: components["schemas"]["AtomicAmount"];
-      /** @description Paid calls answered with an error (upstream 5xx, timeout). */
+      /** @description Errors counted for the endpoint (failed probes, upstream 5xx and timeouts, buyers refused while suspended). */
       errors: number;
+      last_24h: components["schemas"]["EndpointWindowStats"];
+      last_30d: components["schemas"]["EndpointWindowStats"];
+    };
+    /** @description An endpoint's figures over a recent period. */
+    EndpointWindowStats: {
+      /** @description Paid calls. */
+      calls: number;
+      /** @description What buyers paid. */
+      paid_atomic: components["schemas"]["AtomicAmount"];
+      /** @description Net earnings (paid minus the take rate). */
+      earned_atomic: components["schemas"]["AtomicAmount"];
+      errors: number;
+      /** @description Median latency of the upstream's successful answers (probes and calls); `null` without data. */
+      p50_latency_ms: number | null;
+      p95_latency_ms: number | null;
     };
     /** @description How often an error code was answered in one hour. */
     ErrorCount: {
       /** @description Start of the hour. */
       ts: components["schemas"]["UnixSeconds"];
-      /** @description The error code (for example `upstream_5xx`, `upstream_timeout`, `endpoint_suspended`). */
+      /**
+       * @description The error code: `probe_failed` (a health or activation probe failed), `endpoint_suspended`
+       *     (a buyer was refused while suspended), `upstream_5xx`, `upstream_timeout` (paid calls).
+       */
       code: string;
       count: number;
     };
@@ -1797,9 +1917,11 @@ export interface components {
      * @description No valid payment proof: the quote to pay. `error` says why: no proof yet
      *     (`X-PAYMENT header is required`), or why the proof sent was refused; `message` and
      *     `hint` explain it. The quote is the same for the same request until it expires.
+     *     The `PAYMENT-REQUIRED` header carries it in x402 v2 form.
      */
     PaymentRequired: {
       headers: {
+        "PAYMENT-REQUIRED": components["headers"]["PaymentRequiredV2"];
         [name: string]: unknown;
       };
       content: {
@@ -1864,6 +1986,7 @@ export interface components {
     InvalidDocument: {
       headers: {
         "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
+        "PAYMENT-RESPONSE": components["headers"]["PaymentResponseV2"];
         [name: string]: unknown;
       };
       content: {
@@ -1872,13 +1995,15 @@ export interface components {
     };
     /**
      * @description `tools_busy`: too many documents are waiting; retry after `Retry-After` seconds.
-     *     `service_unavailable`: the instance is shutting down; retry (another instance answers).
-     *     A paid request may be retried with the same receipt.
+     *     `service_unavailable`: the instance is shutting down, payments are not configured, or a
+     *     service the call needs (the database, a chain RPC) is unreachable right now; retry
+     *     (another instance answers). A paid request may be retried with the same receipt.
      */
     ToolsUnavailable: {
       headers: {
         "Retry-After": components["headers"]["RetryAfter"];
         "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
+        "PAYMENT-RESPONSE": components["headers"]["PaymentResponseV2"];
         [name: string]: unknown;
       };
       content: {
@@ -1892,6 +2017,7 @@ export interface components {
     ProcessingTimeout: {
       headers: {
         "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
+        "PAYMENT-RESPONSE": components["headers"]["PaymentResponseV2"];
         [name: string]: unknown;
       };
       content: {
@@ -2007,6 +2133,13 @@ export interface components {
      */
     XPayment: string;
     /**
+     * @description x402 v2 payment proof: base64 of the JSON v2 `PaymentPayload` (`x402Version` 2,
+     *     `accepted` echoing the chosen entry of the `PAYMENT-REQUIRED` header, `payload` as in the
+     *     v1 `exact` scheme: `{signature, authorization}` on EVM, `{transaction}` on Solana).
+     *     Verified through the same rails as `X-Payment`.
+     */
+    PaymentSignature: string;
+    /**
      * @description Gasless EVM payment (the `transfer-with-authorization` rail): base64url (no padding) of
      *     the JSON `SessionToken`.
      */
@@ -2069,6 +2202,18 @@ export interface components {
      */
     XPaymentResponse: string;
     /**
+     * @description x402 v2 settlement of the payment that paid this call: base64 of the JSON
+     *     `{success, transaction, network, payer}` with a CAIP-2 `network` (`eip155:8453`,
+     *     `eip155:137`, `solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp`).
+     */
+    PaymentResponseV2: string;
+    /**
+     * @description The same quote as the body in x402 v2 form: base64 of the JSON v2 `PaymentRequired`
+     *     (`x402Version` 2, `resource {url, description, mimeType}`, `accepts` with CAIP-2
+     *     networks and `amount`).
+     */
+    PaymentRequiredV2: string;
+    /**
      * @description `true` when this answer is the stored answer of an earlier call paid with the same
      *     receipt for the same request: the call did not run again. Absent otherwise.
      */
@@ -2123,6 +2268,8 @@ export type SchemaSessionTokenInstructions = components['schemas']['SessionToken
 export type SchemaEip712Domain = components['schemas']['Eip712Domain'];
 export type SchemaEip712TypedField = components['schemas']['Eip712TypedField'];
 export type SchemaFacilitatorRequest = components['schemas']['FacilitatorRequest'];
+export type SchemaDiscoveryList = components['schemas']['DiscoveryList'];
+export type SchemaDiscoveredResource = components['schemas']['DiscoveredResource'];
 export type SchemaFacilitatorResult = components['schemas']['FacilitatorResult'];
 export type SchemaPdfTextResult = components['schemas']['PdfTextResult'];
 export type SchemaPdfMdResult = components['schemas']['PdfMdResult'];
@@ -2164,6 +2311,7 @@ export type SchemaSellerEndpointList = components['schemas']['SellerEndpointList
 export type SchemaDeletedEndpoint = components['schemas']['DeletedEndpoint'];
 export type SchemaSellerStats = components['schemas']['SellerStats'];
 export type SchemaEndpointStats = components['schemas']['EndpointStats'];
+export type SchemaEndpointWindowStats = components['schemas']['EndpointWindowStats'];
 export type SchemaErrorCount = components['schemas']['ErrorCount'];
 export type SchemaPayout = components['schemas']['Payout'];
 export type SchemaError = components['schemas']['Error'];
@@ -2229,6 +2377,7 @@ export type ResponseRateLimited = components['responses']['RateLimited'];
 export type ResponseNotImplemented = components['responses']['NotImplemented'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ParameterXPayment = components['parameters']['XPayment'];
+export type ParameterPaymentSignature = components['parameters']['PaymentSignature'];
 export type ParameterXSessionToken = components['parameters']['XSessionToken'];
 export type ParameterWalletPath = components['parameters']['WalletPath'];
 export type ParameterEndpointIdPath = components['parameters']['EndpointIdPath'];
@@ -2240,6 +2389,8 @@ export type ParameterXTimestamp = components['parameters']['XTimestamp'];
 export type ParameterXWallet = components['parameters']['XWallet'];
 export type RequestBodyPdfDocument = components['requestBodies']['PdfDocument'];
 export type HeaderXPaymentResponse = components['headers']['XPaymentResponse'];
+export type HeaderPaymentResponseV2 = components['headers']['PaymentResponseV2'];
+export type HeaderPaymentRequiredV2 = components['headers']['PaymentRequiredV2'];
 export type HeaderXIdempotentReplay = components['headers']['XIdempotentReplay'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type HeaderXServiceTx = components['headers']['XServiceTx'];
@@ -2260,6 +2411,13 @@ export interface operations {
          *     the JSON `SessionToken`.
          */
         "X-Session-Token"?: components["parameters"]["XSessionToken"];
+        /**
+         * @description x402 v2 payment proof: base64 of the JSON v2 `PaymentPayload` (`x402Version` 2,
+         *     `accepted` echoing the chosen entry of the `PAYMENT-REQUIRED` header, `payload` as in the
+         *     v1 `exact` scheme: `{signature, authorization}` on EVM, `{transaction}` on Solana).
+         *     Verified through the same rails as `X-Payment`.
+         */
+        "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
       };
       path?: never;
       cookie?: never;
@@ -2270,6 +2428,7 @@ export interface operations {
       200: {
         headers: {
           "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
+          "PAYMENT-RESPONSE": components["headers"]["PaymentResponseV2"];
           "X-Idempotent-Replay": components["headers"]["XIdempotentReplay"];
           [name: string]: unknown;
         };
@@ -2303,6 +2462,13 @@ export interface operations {
          *     the JSON `SessionToken`.
          */
         "X-Session-Token"?: components["parameters"]["XSessionToken"];
+        /**
+         * @description x402 v2 payment proof: base64 of the JSON v2 `PaymentPayload` (`x402Version` 2,
+         *     `accepted` echoing the chosen entry of the `PAYMENT-REQUIRED` header, `payload` as in the
+         *     v1 `exact` scheme: `{signature, authorization}` on EVM, `{transaction}` on Solana).
+         *     Verified through the same rails as `X-Payment`.
+         */
+        "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
       };
       path?: never;
       cookie?: never;
@@ -2313,6 +2479,7 @@ export interface operations {
       200: {
         headers: {
           "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
+          "PAYMENT-RESPONSE": components["headers"]["PaymentResponseV2"];
           "X-Idempotent-Replay": components["headers"]["XIdempotentReplay"];
           [name: string]: unknown;
         };
@@ -2346,6 +2513,13 @@ export interface operations {
          *     the JSON `SessionToken`.
          */
         "X-Session-Token"?: components["parameters"]["XSessionToken"];
+        /**
+         * @description x402 v2 payment proof: base64 of the JSON v2 `PaymentPayload` (`x402Version` 2,
+         *     `accepted` echoing the chosen entry of the `PAYMENT-REQUIRED` header, `payload` as in the
+         *     v1 `exact` scheme: `{signature, authorization}` on EVM, `{transaction}` on Solana).
+         *     Verified through the same rails as `X-Payment`.
+         */
+        "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
       };
       path?: never;
       cookie?: never;
@@ -2356,6 +2530,7 @@ export interface operations {
       200: {
         headers: {
           "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
+          "PAYMENT-RESPONSE": components["headers"]["PaymentResponseV2"];
           "X-Idempotent-Replay": components["headers"]["XIdempotentReplay"];
           [name: string]: unknown;
         };
@@ -2389,6 +2564,13 @@ export interface operations {
          *     the JSON `SessionToken`.
          */
         "X-Session-Token"?: components["parameters"]["XSessionToken"];
+        /**
+         * @description x402 v2 payment proof: base64 of the JSON v2 `PaymentPayload` (`x402Version` 2,
+         *     `accepted` echoing the chosen entry of the `PAYMENT-REQUIRED` header, `payload` as in the
+         *     v1 `exact` scheme: `{signature, authorization}` on EVM, `{transaction}` on Solana).
+         *     Verified through the same rails as `X-Payment`.
+         */
+        "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
       };
       path?: never;
       cookie?: never;
@@ -2412,6 +2594,7 @@ export interface operations {
       200: {
         headers: {
           "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
+          "PAYMENT-RESPONSE": components["headers"]["PaymentResponseV2"];
           "X-Idempotent-Replay": components["headers"]["XIdempotentReplay"];
           [name: string]: unknown;
         };
@@ -2445,6 +2628,13 @@ export interface operations {
          *     the JSON `SessionToken`.
          */
         "X-Session-Token"?: components["parameters"]["XSessionToken"];
+        /**
+         * @description x402 v2 payment proof: base64 of the JSON v2 `PaymentPayload` (`x402Version` 2,
+         *     `accepted` echoing the chosen entry of the `PAYMENT-REQUIRED` header, `payload` as in the
+         *     v1 `exact` scheme: `{signature, authorization}` on EVM, `{transaction}` on Solana).
+         *     Verified through the same rails as `X-Payment`.
+         */
+        "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
       };
       path: {
         /**
@@ -2474,12 +2664,26 @@ export interface operations {
       200: {
         headers: {
           "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
+          "PAYMENT-RESPONSE": components["headers"]["PaymentResponseV2"];
           "X-Idempotent-Replay": components["headers"]["XIdempotentReplay"];
           [name: string]: unknown;
         };
         content: {
           "application/json": unknown;
           "*/*": components["schemas"]["BinaryFile"];
+        };
+      };
+      /**
+       * @description The slug or path suffix is not valid percent-encoded UTF-8 (a bad `%`-escape, bytes
+       *     that are not UTF-8, an encoded surrogate) or contains a NUL character; `issues`
+       *     names the parameter (`path.slug`, `path.path_suffix`). Answered before any lookup.
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["InvalidInputError"];
         };
       };
       402: components["responses"]["PaymentRequired"];
@@ -2508,7 +2712,6 @@ export interface operations {
       413: components["responses"]["BodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
       /**
        * @description Proxy mode: the upstream still answered 5xx after the payment was settled and the
        *     retries (up to 60 s). Not refundable; `X-Service-Tx` carries the payment's
@@ -2518,12 +2721,14 @@ export interface operations {
         headers: {
           "X-Service-Tx": components["headers"]["XServiceTx"];
           "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
+          "PAYMENT-RESPONSE": components["headers"]["PaymentResponseV2"];
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["Upstream5xxError"];
         };
       };
+      503: components["responses"]["ToolsUnavailable"];
       /**
        * @description Proxy mode: the upstream did not answer within 30 s. Not refundable;
        *     `X-Service-Tx` carries the payment's transaction.
@@ -2532,6 +2737,7 @@ export interface operations {
         headers: {
           "X-Service-Tx": components["headers"]["XServiceTx"];
           "X-PAYMENT-RESPONSE": components["headers"]["XPaymentResponse"];
+          "PAYMENT-RESPONSE": components["headers"]["PaymentResponseV2"];
           [name: string]: unknown;
         };
         content: {
@@ -2883,7 +3089,6 @@ export interface operations {
       413: components["responses"]["SellerBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   listSellerEndpoints: {
@@ -2928,7 +3133,6 @@ export interface operations {
       404: components["responses"]["SellerNotFound"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   addSellerEndpoint: {
@@ -2982,7 +3186,6 @@ export interface operations {
       413: components["responses"]["SellerBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   deleteSellerEndpoint: {
@@ -3045,7 +3248,6 @@ export interface operations {
       409: components["responses"]["SignatureAlreadyUsed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   updateSellerEndpoint: {
@@ -3097,7 +3299,6 @@ export interface operations {
       413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   resumeSeller: {
@@ -3143,7 +3344,6 @@ export interface operations {
       413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   getSellerStats: {
@@ -3193,7 +3393,6 @@ export interface operations {
       404: components["responses"]["SellerNotFound"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   getSellerErrors: {
@@ -3243,7 +3442,6 @@ export interface operations {
       404: components["responses"]["SellerNotFound"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   requestPayout: {
@@ -3323,7 +3521,12 @@ export interface operations {
           "application/json": components["schemas"]["FacilitatorResult"];
         };
       };
-      /** @description The body is malformed, or the transaction is not an acceptable USDC transfer (`reason` says why). */
+      /**
+       * @description The body is malformed, or the transaction is not an acceptable USDC transfer, or it
+       *     landed and failed (`reason` says why: e.g. `invalid_transaction`, `unexpected_signers`,
+       *     `amount_below_minimum`, `priority_fee_too_high`, `compute_limit_too_high`,
+       *     `fee_payer_in_instruction`, `wrong_mint`, `wrong_destination`, `insufficient_funds`, `reverted`).
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3335,7 +3538,7 @@ export interface operations {
       413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      /** @description The Solana RPC refused or failed the broadcast. */
+      /** @description The transaction was sent but the Solana RPC did not confirm it in time (it may still land). */
       502: {
         headers: {
           [name: string]: unknown;
@@ -3344,6 +3547,44 @@ export interface operations {
           "application/json": components["schemas"]["BroadcastFailedError"];
         };
       };
+    };
+  };
+  listDiscoveryResources: {
+    parameters: {
+      query?: {
+        /** @description Resource type; only `http` resources exist (any other type lists nothing). */
+        type?: string;
+        /** @description Items per page, 1 to 100 (default 20). */
+        limit?: number;
+        /** @description Items to skip (default 0). */
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page of the catalog. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["DiscoveryList"];
+        };
+      };
+      /** @description A query parameter is out of range. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["InvalidInputError"];
+        };
+      };
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
     };
   };
   getSessionToken: {

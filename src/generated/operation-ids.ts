@@ -25,6 +25,7 @@ export const operationIds = [
   'getSellerErrors',
   'requestPayout',
   'solanaFacilitator',
+  'listDiscoveryResources',
   'getSessionToken',
 ] as const;
 
@@ -54,5 +55,6 @@ export const operations = {
   getSellerErrors: { method: 'get', path: '/v1/_seller/{wallet}/errors' },
   requestPayout: { method: 'post', path: '/v1/_seller/{wallet}/payouts' },
   solanaFacilitator: { method: 'post', path: '/v1/_facilitator/solana' },
+  listDiscoveryResources: { method: 'get', path: '/discovery/resources' },
   getSessionToken: { method: 'get', path: '/v1/_session-token' },
 } as const satisfies Record<OperationId, { method: string; path: string }>;

@@ -14,9 +14,10 @@ export class AppError extends Error {
     readonly code: string,
     readonly status: number,
     message?: string,
-    readonly extra: { hint?: string; issues?: ErrorIssue[]; headers?: Record<string, string>; body?: Record<string, unknown> } = {},
+    readonly extra: { hint?: string; issues?: ErrorIssue[]; headers?: Record<string, string>; body?: Record<string, unknown>; cause?: unknown } = {},
   ) {
-    super(message ?? code);
+    // The underlying error stays reachable (logs print the chain), never in the answer.
+    super(message ?? code, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'AppError';
   }
 }

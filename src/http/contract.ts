@@ -16,7 +16,10 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 export interface RouteMatch {
   operation: Operation;
   operationId: string;
+  /** Decoded path parameters; a parameter that does not decode is absent and named in issues. */
   params: Record<string, string>;
+  /** Path parameters that are not valid percent-encoded UTF-8 or carry a NUL (`path.<name>`). */
+  issues: ErrorIssue[];
 }
 
 export interface Contract {
@@ -46,7 +49,11 @@ export async function loadContract(file: string): Promise<Contract> {
     definition,
     strict: true,
     validate: true,
-    quick: false,
+    // quick: no meta-schema check of the document and no eager response validators at every
+    // start (about 3 s of Ajv compilation: every start-up, every restart). The document is
+    // checked in strict mode by test/contract.test.ts; the request validators the server
+    // needs are compiled right below, so the first request does not pay for them.
+    quick: true,
     customizeAjv: (_ajv, opts) => {
       const ajv = new Ajv2020({ ...opts, strict: false, allErrors: true });
       addFormats(ajv);
@@ -56,6 +63,7 @@ export async function loadContract(file: string): Promise<Contract> {
     },
   });
   await api.init();
+  api.validator.preCompileRequestValidators();
   const operations = api.router.getOperations();
   const staticRoutes = new Map<string, Operation>();
   const templates: CompiledRoute[] = [];
@@ -86,7 +94,7 @@ export async function loadContract(file: string): Promise<Contract> {
     const upper = method.toUpperCase();
     const lookup = upper === 'HEAD' ? 'GET' : upper;
     const exact = staticRoutes.get(`${lookup} ${path}`);
-    if (exact) return { operation: exact, operationId: exact.operationId!, params: {} };
+    if (exact) return { operation: exact, operationId: exact.operationId!, params: {}, issues: [] };
     let pathSeen = staticPaths.has(path);
     for (const route of templates) {
       const m = route.regex.exec(path);
@@ -96,14 +104,13 @@ export async function loadContract(file: string): Promise<Contract> {
         continue;
       }
       const params: Record<string, string> = {};
+      const issues: ErrorIssue[] = [];
       route.names.forEach((name, i) => {
-        try {
-          params[name] = decodeURIComponent(m[i + 1]);
-        } catch {
-          params[name] = m[i + 1];
-        }
+        const decoded = decodeStrict(m[i + 1]);
+        if (typeof decoded === 'string') params[name] = decoded;
+        else issues.push({ path: `path.${name}`, message: decoded.problem, keyword: 'encoding' });
       });
-      return { operation: route.operation, operationId: route.operation.operationId!, params };
+      return { operation: route.operation, operationId: route.operation.operationId!, params, issues };
     }
     return pathSeen ? 'method_not_allowed' : undefined;
   };
@@ -123,6 +130,30 @@ export async function loadContract(file: string): Promise<Contract> {
   };
 
   return { api, definition, operationIds: operations.map((o) => o.operationId!), match, validate, takesJson };
+}
+
+/**
+ * Percent-decoding that refuses instead of guessing: a bad escape (`%zz`, a lone `%`), bytes
+ * that are not UTF-8 (`%ff`), an encoded surrogate (`%ED%A0%80`) or a NUL cannot name anything
+ * we store, and PostgreSQL refuses NUL in text outright. Exported for the query string too.
+ */
+export function decodeStrict(raw: string): string | { problem: string } {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    return { problem: 'is not valid percent-encoded UTF-8 (a bad %-escape or bytes that are not UTF-8)' };
+  }
+  return checkText(decoded) ?? decoded;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A problem with a decoded string that must never reach the database, or undefined. */
+export function checkText(s: string): { problem: string } | undefined {
+  if (s.includes('\0')) return { problem: 'contains a NUL character' };
+  if (LONE_SURROGATE.test(s)) return { problem: 'is not valid Unicode (a lone surrogate)' };
+  return undefined;
 }
 
 /** Ajv's error -> one issue naming the field, e.g. `body.atomic_price: must be integer`. */

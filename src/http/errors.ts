@@ -10,7 +10,33 @@ export interface ErrorAnswer {
   body: Record<string, unknown>;
 }
 
+/**
+ * Codes that mean a dependency (PostgreSQL, a chain RPC) could not be reached, not that the
+ * request or our code is wrong: connection refused/reset/timed out, and PostgreSQL's
+ * connection-exception class (08xxx) and shutdown codes (57P01-57P03).
+ */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+
+/** True when an error (or one of its causes) says a dependency is unavailable. */
+export function isDependencyUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
+    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+    if (name === 'ConnectionException' || name === 'HttpRequestError' || name === 'TimeoutError') return true;
+    if (typeof message === 'string' && /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/.test(message)) return true;
+  }
+  return false;
+}
+
 export function toErrorAnswer(err: unknown, requestId: string): ErrorAnswer {
+  if (!(err instanceof AppError) && isDependencyUnavailable(err)) {
+    // A database or RPC outage is temporary and not the client's doing: 503, retry later.
+    return {
+      status: 503,
+      headers: { 'retry-after': '5' },
+      body: { error: 'service_unavailable', message: 'A service this call needs (database or chain RPC) is unreachable right now; retry in a few seconds.', request_id: requestId },
+    };
+  }
   if (err instanceof AppError) {
     const body: Record<string, unknown> = { ...(err.extra.body ?? {}), error: err.code, message: err.message };
     if (err.extra.hint) body.hint = err.extra.hint;

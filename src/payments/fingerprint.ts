@@ -12,3 +12,9 @@ export function requestFingerprint(method: string, path: string, contentType: st
     .update(body)
     .digest('hex');
 }
+
+/** The same, for a body known by its SHA-256 (a proxied body spooled to disk, never held whole). */
+export function requestFingerprintOfDigest(method: string, path: string, contentType: string, bodySha256: Buffer): string {
+  const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${mediaType}\nsha256:`).update(bodySha256).digest('hex');
+}

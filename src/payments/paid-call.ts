@@ -1,36 +1,40 @@
 /**
  * The x402 paid call, shared by the built-in tools and seller endpoints:
  *   no proof -> 402 quote (recorded with the request fingerprint)
- *   proof    -> decode -> gate (replay / 409 / wait) -> verify or settle on chain
- *            -> receipt consumed + ledger row in one transaction -> run once -> store answer.
+ *   proof    -> decode -> the proof's rail (tx-receipt, evm-authorization, solana-transaction):
+ *               gate (replay / 409 / wait) -> verify or settle on chain -> receipt consumed +
+ *               ledger row (amount read from the chain) -> run (bounded attempts) -> store answer.
  */
-import type { ChainAdapter, Eip3009Authorization, EvmChainAdapter, Network, PreparedSolanaTransfer, SolanaChainAdapter } from '../chains/chain-adapter.ts';
-import { ChainError } from '../chains/chain-adapter.ts';
+import type { Network } from '../chains/chain-adapter.ts';
+import type { ChainAdapterSet } from '../chains/create-chain-adapters.ts';
 import { AppError } from '../http/app-error.ts';
+import { toErrorAnswer } from '../http/errors.ts';
 import type { HandlerResult, RequestContext } from '../http/server.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { buildQuote, TIMEOUT_SECONDS, type PaymentQuote, type Scheme } from './quote.ts';
+import type { BazaarExtension } from '../catalog/bazaar.ts';
+import { settleEvmAuthorization } from './evm-authorization.rail.ts';
+import { buildQuote, type PaymentQuote } from './quote.ts';
 import type { QuoteStore } from './quote-store.ts';
-import { decodePaymentHeader, decodeSessionToken, receiptKey, txKey, type Receipt } from './receipt.ts';
-import type { GateOutcome, LedgerEntry, ReceiptGate, StoredAnswer } from './receipt-gate.ts';
-import { checkQuoteWindow, verifyTransfer, type PaymentFailure } from './verify-payment.ts';
+import type { RailDeps, RailRequest, RailResult, Settled } from './rail.ts';
+import { decodePaymentHeader, decodeSessionToken, type Receipt } from './receipt.ts';
+import type { LedgerEntry, ReceiptGate, StoredAnswer } from './receipt-gate.ts';
+import { settleSolanaTransaction } from './solana-transaction.rail.ts';
+import { settleTxReceipt } from './tx-receipt.rail.ts';
+import { decodePaymentSignature, paymentRequiredHeader, paymentResponseHeaders } from './x402-v2.ts';
+import { teeAnswer } from '../proxy/tee-answer.ts';
+import { Readable } from 'node:stream';
 
-export interface ChainAdapters {
-  base: EvmChainAdapter;
-  polygon: EvmChainAdapter;
-  solana: SolanaChainAdapter;
-}
-
-export interface PaidCallDeps {
+export interface PaidCallDeps extends RailDeps {
   /** A function: with PORT=0 the public URL is known only once the server listens. */
   publicBaseUrl: () => string;
-  adapters: ChainAdapters;
+  adapters: ChainAdapterSet;
   quotes: QuoteStore;
   gate: ReceiptGate;
-  poll: { timeoutMs: number; intervalMs: number };
   log: Logger;
   metrics?: Metrics;
+  /** A streamed answer up to this size is also stored for replays (default 10 MB). */
+  maxStoredAnswerBytes?: number;
 }
 
 export interface PaidRequest {
@@ -46,85 +50,156 @@ export interface PaidRequest {
   sellerId: number | null;
   endpointId: number | null;
   takeBps: number;
-  /** The work the buyer pays for; runs at most once per receipt. */
+  /** The x402 `bazaar` extension of the endpoint, sent in the v2 quote. */
+  bazaar?: BazaarExtension;
+  /** The work the buyer pays for; runs at most once per receipt (bounded attempts if it fails). */
   run: (payment: { tx: string; payer: string; network: Network }) => Promise<HandlerResult>;
 }
 
-interface Settled {
-  key: string;
-  tx: string;
-  payer: string;
-  network: Network;
-  outcome: GateOutcome;
-}
+const quoteChains = ({ adapters: { base, polygon, solana } }: PaidCallDeps) => ({ base, polygon, solana: { usdc: solana.usdc, payTo: solana.payTo, feePayer: solana.feePayer } });
 
 export function quoteFor(deps: PaidCallDeps, p: PaidRequest, error?: string): PaymentQuote {
-  const { base, polygon, solana } = deps.adapters;
   return buildQuote(
-    { base, polygon, solana: { usdc: solana.usdc, payTo: solana.payTo, feePayer: solana.feePayer } },
+    quoteChains(deps),
     deps.publicBaseUrl(),
     { resource: `${deps.publicBaseUrl()}${p.path}`, description: p.description, mimeType: p.mimeType, amount: p.amount, perPagePrice: p.perPagePrice, estimatedPages: p.estimatedPages },
     error,
   );
 }
 
+/** The quote of one unit of an endpoint (discovery lists these). */
+export const quoteForUnit = (deps: PaidCallDeps, e: { path: string; description: string; price: bigint; mimeType?: string }): PaymentQuote =>
+  buildQuote(quoteChains(deps), deps.publicBaseUrl(), { resource: `${deps.publicBaseUrl()}${e.path}`, description: e.description, mimeType: e.mimeType ?? 'application/json', amount: e.price, perPagePrice: e.price, estimatedPages: 1 });
+
 const header = (ctx: RequestContext, name: string) => {
   const v = ctx.req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 };
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidRequest): Promise<HandlerResult> {
   const xPayment = header(ctx, 'x-payment');
+  const paymentSignature = header(ctx, 'payment-signature');
   const sessionToken = header(ctx, 'x-session-token');
-  if (!xPayment && !sessionToken) {
+  if (!xPayment && !paymentSignature && !sessionToken) {
     deps.quotes.record({ fingerprint: p.fingerprint, resource: p.path, endpointKey: p.endpointKey, amount: p.amount, pages: p.estimatedPages, createdAt: new Date() });
     deps.metrics?.quotes.inc({ endpoint: p.endpointKey });
-    return { status: 402, body: quoteFor(deps, p) };
+    const quote = quoteFor(deps, p);
+    return { status: 402, headers: paymentRequiredHeader(quote, extensionsOf(p)), body: quote };
   }
-  let network = 'unknown';
-  const refuse = (reason: string, message: string, status = 402): never => {
-    deps.metrics?.payments.inc({ network, result: reason });
-    throw new AppError(reason, status, message, status === 402 ? { body: { ...quoteFor(deps, p, reason) } } : {});
-  };
 
   let receipt: Receipt;
   try {
-    receipt = xPayment ? decodePaymentHeader(xPayment) : decodeSessionToken(sessionToken!);
+    receipt = xPayment ? decodePaymentHeader(xPayment) : paymentSignature ? decodePaymentSignature(paymentSignature) : decodeSessionToken(sessionToken!);
   } catch (e) {
-    if (e instanceof AppError) refuse(e.code, e.message);
+    if (e instanceof AppError) return refuse(deps, p, 'unknown', { ok: false, reason: 'invalid_payment', message: e.message });
     throw e;
   }
-  network = receipt.network;
 
-  const settled = await settleReceipt(deps, ctx, p, receipt, refuse);
-  deps.metrics?.payments.inc({ network: settled.network, result: settled.outcome.kind === 'replay' ? 'replay' : 'accepted' });
-  if (settled.outcome.kind === 'replay') {
-    ctx.log.info('payment replay', { receipt: settled.key });
-    return replay(settled.outcome.answer);
+  // The amount the chain shows arrived, as written to the ledger row (money-in metrics count it once).
+  let arrived = null as bigint | null;
+  const req: RailRequest = { fingerprint: p.fingerprint, amount: p.amount, ledgerFor: (network, tx, payer, amount) => ledgerFor(p, network, tx, payer, (arrived = amount)) };
+  const verifying = performance.now();
+  const result = await settleWith(deps, req, receipt);
+  const outcome = !result.ok ? 'refused' : result.outcome.kind === 'replay' ? 'replay' : 'accepted';
+  deps.metrics?.paymentVerification.observe({ network: receipt.network, rail: receipt.kind, outcome }, (performance.now() - verifying) / 1000);
+  if (!result.ok) return refuse(deps, p, receipt.network, result);
+
+  deps.metrics?.payments.inc({ network: result.network, result: result.outcome.kind === 'replay' ? 'replay' : 'accepted' });
+  if (outcome === 'accepted' && arrived !== null) {
+    deps.metrics?.paidCalls.inc({ network: result.network, endpoint: p.endpointKey });
+    deps.metrics?.moneyIn.inc({ network: result.network, endpoint: p.endpointKey }, Number(arrived));
   }
-  ctx.log.info('payment accepted', { receipt: settled.key, network: settled.network, payer: settled.payer, tx: settled.tx });
-  return runOnce(deps, settled, p);
+  if (result.outcome.kind === 'replay') {
+    ctx.log.info('payment replay', { receipt: result.key });
+    return replay(result.outcome.answer);
+  }
+  ctx.log.info('payment accepted', { receipt: result.key, network: result.network, payer: result.payer, tx: result.tx });
+  return runOnce(deps, ctx, result, p);
 }
+
+function settleWith(deps: RailDeps, req: RailRequest, receipt: Receipt): Promise<RailResult> {
+  switch (receipt.kind) {
+    case 'evm-tx':
+    case 'solana-tx':
+      return settleTxReceipt(deps, req, receipt);
+    case 'evm-authorization':
+      return settleEvmAuthorization(deps, req, receipt);
+    case 'solana-transaction':
+      return settleSolanaTransaction(deps, req, receipt);
+  }
+}
+
+/** A refused proof: 402 with the quote and the reason; a final refusal is also stored as the receipt's answer. */
+async function refuse(deps: PaidCallDeps, p: PaidRequest, network: string, r: Extract<RailResult, { ok: false }>): Promise<never> {
+  deps.metrics?.payments.inc({ network, result: r.reason });
+  const quote = quoteFor(deps, p, r.reason);
+  const body = { ...quote, error: r.reason, message: r.message };
+  const headers = paymentRequiredHeader(quote, extensionsOf(p));
+  if (r.finalKey) await deps.gate.complete(r.finalKey, { status: 402, headers: { ...headers, 'content-type': JSON_TYPE }, body: Buffer.from(JSON.stringify(body)) });
+  throw new AppError(r.reason, 402, r.message, { body, headers });
+}
+
+const extensionsOf = (p: PaidRequest) => (p.bazaar ? { bazaar: p.bazaar } : undefined);
 
 const replay = (answer: StoredAnswer): HandlerResult => ({ status: answer.status, headers: { ...answer.headers, 'x-idempotent-replay': 'true' }, body: answer.body });
 
-async function runOnce(deps: PaidCallDeps, s: Settled, p: PaidRequest): Promise<HandlerResult> {
-  const paymentResponse = Buffer.from(JSON.stringify({ success: true, transaction: s.tx, network: s.network, payer: s.payer })).toString('base64');
+/**
+ * A failure that would repeat on the same bytes (a document error, the time limit) is the
+ * final answer, and so is an upstream that timed out or kept failing (the proxy retried it
+ * already; the spec says neither is refundable). Others may be retried with the same receipt.
+ */
+const FINAL_5XX = new Set(['processing_timeout', 'upstream_timeout', 'upstream_5xx']);
+const isFinalFailure = (err: unknown) => err instanceof AppError && (err.status < 500 || FINAL_5XX.has(err.code));
+
+async function runOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, p: PaidRequest): Promise<HandlerResult> {
+  const begun = await deps.gate.beginRun(s.key);
+  if (begun.kind === 'replay') {
+    ctx.log.warn('paid run attempts exhausted: replaying the last failure', { receipt: s.key });
+    return replay(begun.answer);
+  }
+  const paymentResponse = paymentResponseHeaders(s);
   let result: HandlerResult;
   try {
     result = await p.run({ tx: s.tx, payer: s.payer, network: s.network });
   } catch (err) {
-    // A failed run (timeout, crash) may be retried with the same receipt: it was paid for.
-    await deps.gate.abandon(s.key);
-    if (err instanceof AppError) err.extra.headers = { ...(err.extra.headers ?? {}), 'x-payment-response': paymentResponse };
+    const failure = toErrorAnswer(err, ctx.requestId);
+    const answer: StoredAnswer = { status: failure.status, headers: { ...failure.headers, 'content-type': JSON_TYPE, ...paymentResponse }, body: Buffer.from(JSON.stringify(failure.body)) };
+    if (isFinalFailure(err)) await deps.gate.complete(s.key, answer);
+    else await deps.gate.abandon(s.key, answer);
+    if (err instanceof AppError) err.extra.headers = { ...(err.extra.headers ?? {}), ...paymentResponse };
     throw err;
   }
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...(result.headers ?? {}), ...paymentResponse };
+  if (result.body instanceof Readable) return streamOnce(deps, ctx, s, { status: result.status, headers, body: result.body });
   const body = Buffer.isBuffer(result.body) ? result.body : typeof result.body === 'string' ? Buffer.from(result.body) : Buffer.from(JSON.stringify(result.body ?? null));
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...(result.headers ?? {}), 'x-payment-response': paymentResponse };
   const answer: StoredAnswer = { status: result.status, headers, body };
-  if (result.status >= 500) await deps.gate.abandon(s.key);
+  if (result.status >= 500) await deps.gate.abandon(s.key, answer);
   else await deps.gate.complete(s.key, answer);
   return { status: answer.status, headers: answer.headers, body: answer.body };
+}
+
+/**
+ * A streamed answer (a proxied upstream) goes to the buyer as it arrives; once it has ended it
+ * becomes the receipt's stored answer, so a retry replays it without calling the upstream
+ * again. One larger than `maxStoredAnswerBytes` is streamed once: a retry gets 409 saying so
+ * (the call ran and was answered; the service keeps no copy of large answers).
+ */
+function streamOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, answer: { status: number; headers: Record<string, string>; body: Readable }): HandlerResult {
+  const { stream, stored } = teeAnswer(answer.body, deps.maxStoredAnswerBytes ?? 10 * 1024 * 1024);
+  void stored.then(async (copy) => {
+    const final: StoredAnswer = copy
+      ? { status: answer.status, headers: answer.headers, body: copy }
+      : {
+          status: 409,
+          headers: { 'content-type': JSON_TYPE, 'x-payment-response': answer.headers['x-payment-response'], 'payment-response': answer.headers['payment-response'] },
+          body: Buffer.from(JSON.stringify({ error: 'tx_already_consumed', message: 'This payment already bought this call; its answer was larger than the service stores for replays (or broke off midway) and was sent once.' })),
+        };
+    if (answer.status >= 500 && copy) await deps.gate.abandon(s.key, final);
+    else await deps.gate.complete(s.key, final);
+  }).catch((err: unknown) => ctx.log.error('storing a streamed answer failed', { err, receipt: s.key }));
+  return { status: answer.status, headers: answer.headers, body: stream };
 }
 
 const ledgerFor = (p: PaidRequest, network: Network, tx: string, payer: string, amount: bigint): LedgerEntry => ({
@@ -138,116 +213,3 @@ const ledgerFor = (p: PaidRequest, network: Network, tx: string, payer: string, 
   endpointId: p.endpointId,
   takeBps: p.takeBps,
 });
-
-async function settleReceipt(deps: PaidCallDeps, ctx: RequestContext, p: PaidRequest, receipt: Receipt, refuse: (reason: string, message: string, status?: number) => never): Promise<Settled> {
-  const adapter: ChainAdapter = deps.adapters[receipt.network];
-  const scheme: Scheme = receipt.kind === 'evm-authorization' && receipt.scheme === 'transfer-with-authorization' ? 'transfer-with-authorization' : receipt.network === 'solana' && receipt.scheme === 'spl-transfer' ? 'spl-transfer' : 'exact';
-  const quotedAt = () => deps.quotes.lastQuotedAt(p.fingerprint);
-  const failed = (f: PaymentFailure): never => refuse(f.reason, f.message);
-
-  if (receipt.kind === 'evm-tx' || receipt.kind === 'solana-tx') {
-    const key = receiptKey(receipt);
-    const tx = receipt.kind === 'evm-tx' ? receipt.txHash : receipt.signature;
-    const known = await deps.gate.check(key, p.fingerprint);
-    if (known?.kind === 'replay') return { key, tx, payer: '', network: receipt.network, outcome: known };
-    const verified = await verifyTransfer(adapter, tx, { amount: p.amount, maxTimeoutSeconds: TIMEOUT_SECONDS[scheme], quotedAt: await quotedAt() }, deps.poll);
-    if (!verified.ok) return failed(verified);
-    // A crashed run taken over by check() already has its ledger row.
-    const outcome = known ?? (await deps.gate.consume(key, receipt.network, p.fingerprint, ledgerFor(p, receipt.network, tx, verified.payer, verified.amount)));
-    return { key, tx, payer: verified.payer, network: receipt.network, outcome };
-  }
-
-  if (receipt.kind === 'evm-authorization') {
-    const evm = deps.adapters[receipt.network];
-    const a = receipt.authorization;
-    const key = receiptKey(receipt);
-    const known = await deps.gate.check(key, p.fingerprint);
-    if (known?.kind === 'replay') return { key, tx: '', payer: a.from, network: receipt.network, outcome: known };
-    if (a.to.toLowerCase() !== evm.payTo.toLowerCase()) refuse('wrong_recipient', `The authorization pays ${a.to}, not ${evm.payTo}.`);
-    if (BigInt(a.value) < p.amount) refuse('amount_mismatch', `The authorization is for ${a.value} but the quote requires ${p.amount} (USDC atomic units).`);
-    const expired = checkQuoteWindow(Math.floor(Date.now() / 1000), { amount: p.amount, maxTimeoutSeconds: TIMEOUT_SECONDS[scheme], quotedAt: await quotedAt() }, Math.floor(Date.now() / 1000));
-    if (expired && !known) failed(expired);
-    const outcome = known ?? (await deps.gate.reserve(key, receipt.network, p.fingerprint));
-    if (outcome.kind === 'replay') return { key, tx: '', payer: a.from, network: receipt.network, outcome };
-    if (outcome.paymentId !== null) return { key, tx: outcome.paymentTx ?? '', payer: a.from, network: receipt.network, outcome };
-    let settledTx: { txHash: string };
-    try {
-      settledTx = await settleAuthorization(evm, a, receipt.signature);
-    } catch (e) {
-      if (e instanceof ChainError && e.reason === 'confirmation_timeout') {
-        // Submitted but not yet mined: it may still land, so the reservation stays (its lease
-        // runs out) and the same proof retried later finds the settlement on chain.
-        await deps.gate.abandon(key);
-        refuse('payment_unconfirmed', `The authorization was submitted on ${receipt.network} but is not confirmed yet; retry the same proof after a block.`);
-      }
-      await deps.gate.release(key);
-      if (e instanceof ChainError) refuse('authorization_invalid', `The authorization was refused on ${receipt.network}: ${e.reason} (${e.message}).`);
-      throw e;
-    }
-    ctx.log.info('authorization settled', { network: receipt.network, tx: settledTx.txHash });
-    await deps.gate.settle(key, ledgerFor(p, receipt.network, settledTx.txHash, a.from, BigInt(a.value)), [txKey(receipt.network, settledTx.txHash)]);
-    return { key, tx: settledTx.txHash, payer: a.from, network: receipt.network, outcome };
-  }
-
-  return settleSolanaTransaction(deps, p, receipt, refuse);
-}
-
-/**
- * Settles an EIP-3009 authorization. Anyone holding it may submit it, and a run of ours may
- * have crashed after submitting: when the nonce is already used, the transaction that used it
- * is the settlement (the signature fixes payee and value, checked before).
- */
-async function settleAuthorization(evm: EvmChainAdapter, a: Eip3009Authorization, signature: string): Promise<{ txHash: string }> {
-  try {
-    return await evm.submitAuthorization(a, signature);
-  } catch (e) {
-    if (!(e instanceof ChainError) || e.reason !== 'authorization_used') throw e;
-    const txHash = await evm.findAuthorizationTx(a.from, a.nonce);
-    if (!txHash) throw new ChainError('authorization_cancelled', `nonce ${a.nonce} of ${a.from} was cancelled, not used for a transfer`);
-    return { txHash };
-  }
-}
-
-/**
- * x402 reference Solana payload: the partially signed transfer is checked and co-signed
- * first, which fixes its transaction id; the receipt is reserved under that id, and only
- * then is the transaction broadcast, so a retried payload can never be sent twice.
- */
-async function settleSolanaTransaction(deps: PaidCallDeps, p: PaidRequest, receipt: Extract<Receipt, { kind: 'solana-transaction' }>, refuse: (reason: string, message: string, status?: number) => never): Promise<Settled> {
-  const solana = deps.adapters.solana;
-  let prepared: PreparedSolanaTransfer;
-  try {
-    prepared = await solana.prepareTransfer(receipt.transaction);
-  } catch (e) {
-    if (e instanceof ChainError) {
-      const reason = e.reason === 'wrong_mint' ? 'wrong_asset' : e.reason === 'wrong_destination' ? 'wrong_recipient' : 'invalid_payment';
-      return refuse(reason, `The transaction was refused before broadcast: ${e.reason}: ${e.message}`);
-    }
-    throw e;
-  }
-  const key = txKey('solana', prepared.signature);
-  const base = { key, tx: prepared.signature, payer: prepared.from, network: 'solana' as const };
-  const known = await deps.gate.check(key, p.fingerprint);
-  if (known && (known.kind === 'replay' || known.paymentId !== null)) return { ...base, outcome: known };
-  // known = a reservation whose run crashed before its ledger row: broadcasting the same
-  // signed transaction again is harmless (the chain keeps one), so settle it from here.
-  if (!known) {
-    if (prepared.amount < p.amount) refuse('amount_mismatch', `The transfer is for ${prepared.amount} but the quote requires ${p.amount} (USDC atomic units).`);
-    const expired = checkQuoteWindow(Math.floor(Date.now() / 1000), { amount: p.amount, maxTimeoutSeconds: TIMEOUT_SECONDS.exact, quotedAt: await deps.quotes.lastQuotedAt(p.fingerprint) }, Math.floor(Date.now() / 1000));
-    if (expired) refuse(expired.reason, expired.message);
-  }
-  const outcome = known ?? (await deps.gate.reserve(key, 'solana', p.fingerprint));
-  if (outcome.kind === 'replay' || outcome.paymentId !== null) return { ...base, outcome };
-  try {
-    await prepared.broadcast();
-  } catch (e) {
-    const landedBefore = e instanceof ChainError && e.reason === 'already_processed';
-    if (!landedBefore) {
-      await deps.gate.release(key);
-      if (e instanceof ChainError) refuse('invalid_payment', `The transfer did not land on solana: ${e.reason}: ${e.message}`);
-      throw e;
-    }
-  }
-  await deps.gate.settle(key, ledgerFor(p, 'solana', prepared.signature, prepared.from, prepared.amount), []);
-  return { ...base, outcome };
-}

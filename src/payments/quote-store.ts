@@ -1,19 +1,23 @@
 /**
- * Quote records, one per request fingerprint (the last quote wins). Unpaid calls are the
- * hot path, so writes are batched: quotes queue in memory and go to the database as one
- * multi-row upsert every few milliseconds. A quote lost in a crash only means the
- * 1-hour fallback applies to its payment, never that a payment is lost.
+ * Quote records, one row per request fingerprint: the last quote's fields plus its recent
+ * issue times. Unpaid calls are the hot path, so writes are batched: quotes queue in memory
+ * and go to the database as one multi-row upsert every few milliseconds. A transfer pays only
+ * for a request quoted before its block, so a quote lost in a crash (the last few ms) means
+ * its buyer must quote again before paying; no payment is ever accepted because of it.
  */
 import type { Database } from '../db/orm.ts';
 import type { Quote } from '../db/entities.ts';
 import type { Logger } from '../log.ts';
 
-export type QuoteRecord = Omit<Quote, 'id'>;
+export type QuoteRecord = Omit<Quote, 'id' | 'quotedTimes'>;
+
+/** How many recent issue times a fingerprint keeps: enough for any honest client's re-quotes around one payment. */
+export const QUOTE_TIMES_KEPT = 16;
 
 export interface QuoteStore {
   record(q: QuoteRecord): void;
-  /** The last quote's time for a fingerprint, or null. Flushes pending writes first. */
-  lastQuotedAt(fingerprint: string): Promise<Date | null>;
+  /** Recent issue times (unix seconds, oldest first) of a fingerprint's quotes. Flushes pending writes first. */
+  quoteTimes(fingerprint: string): Promise<number[]>;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -26,12 +30,13 @@ export function createQuoteStore(orm: Database, log: Logger, flushEveryMs = 20):
   const write = async (batch: QuoteRecord[]) => {
     const values: unknown[] = [];
     const rows = batch.map((q) => {
-      values.push(q.fingerprint, q.resource, q.endpointKey, q.amount.toString(), q.pages, q.createdAt);
-      return '(?, ?, ?, ?, ?, ?)';
+      values.push(q.fingerprint, q.resource, q.endpointKey, q.amount.toString(), q.pages, q.createdAt, q.createdAt);
+      return '(?, ?, ?, ?, ?, ?, array[?::timestamptz])';
     });
     await orm.em.getConnection().execute(
-      `insert into quote (fingerprint, resource, endpoint_key, amount, pages, created_at) values ${rows.join(', ')}
+      `insert into quote (fingerprint, resource, endpoint_key, amount, pages, created_at, quoted_times) values ${rows.join(', ')}
        on conflict (fingerprint) do update set created_at = greatest(quote.created_at, excluded.created_at),
+         quoted_times = (quote.quoted_times || excluded.quoted_times)[greatest(1, cardinality(quote.quoted_times) + 2 - ${QUOTE_TIMES_KEPT}):],
          amount = excluded.amount, pages = excluded.pages, resource = excluded.resource, endpoint_key = excluded.endpoint_key`,
       values,
     );
@@ -54,10 +59,13 @@ export function createQuoteStore(orm: Database, log: Logger, flushEveryMs = 20):
       pending.set(q.fingerprint, q);
       timer ??= setTimeout(() => void flush(), flushEveryMs);
     },
-    async lastQuotedAt(fingerprint) {
+    async quoteTimes(fingerprint) {
       await flush();
-      const rows = await orm.em.getConnection().execute<{ created_at: Date }[]>('select created_at from quote where fingerprint = ?', [fingerprint]);
-      return rows[0] ? new Date(rows[0].created_at) : null;
+      const rows = await orm.em.getConnection().execute<{ t: string | number }[]>(
+        'select extract(epoch from t)::float8 as t from quote, unnest(quoted_times) as t where fingerprint = ? order by t',
+        [fingerprint],
+      );
+      return rows.map((r: { t: string | number }) => Math.floor(Number(r.t)));
     },
     flush,
     close: flush,

@@ -5,7 +5,8 @@
  *  - the winner runs the call and stores the answer;
  *  - an identical retry waits for that answer and replays it;
  *  - a different request with the same receipt gets 409 tx_already_consumed;
- *  - a run whose lease ran out (the instance crashed) can be taken over by a retry.
+ *  - a run whose lease ran out (the instance crashed) can be taken over by a retry;
+ *  - one receipt buys at most `maxRuns` run attempts: after them the last failure is final.
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Database } from '../db/orm.ts';
@@ -23,20 +24,16 @@ export interface StoredAnswer {
 }
 
 export type GateOutcome =
-  /** paymentTx: the ledger row's tx when the receipt already has one (a crashed run taken over). */
-  | { kind: 'claimed'; paymentId: number | null; paymentTx?: string }
+  /** This caller holds the receipt. payment: the ledger row's tx and payer when it already has one (a crashed run taken over). */
+  | { kind: 'claimed'; paymentId: number | null; payment?: { tx: string; payer: string } }
   | { kind: 'replay'; answer: StoredAnswer };
 
-interface ReceiptRow {
-  receipt_key: string;
-  fingerprint: string;
-  alias_of: string | null;
-  state: string;
-  payment_id: string | null;
-  lease_active: boolean;
-  response_status: number | null;
-  response_headers: Record<string, string> | null;
-  response_body: Buffer | Uint8Array | null;
+/** Money a reservation holds while it is settled, counted against the payer's balance. */
+export interface BalanceHold {
+  payer: string;
+  amount: bigint;
+  /** The payer's balance read from the chain; in-flight holds of the same payer plus this one must fit in it. */
+  balance: bigint;
 }
 
 export interface ReceiptGate {
@@ -46,16 +43,30 @@ export interface ReceiptGate {
    */
   check(key: string, fingerprint: string): Promise<GateOutcome | null>;
   /** Consumes a verified receipt and writes its ledger row in one transaction. */
-  consume(key: string, network: string, fingerprint: string, ledger: LedgerEntry, aliases?: string[]): Promise<GateOutcome>;
+  consume(key: string, network: string, fingerprint: string, ledger: LedgerEntry): Promise<GateOutcome>;
   /** Holds a receipt the service still has to settle (authorization, co-signed transfer). */
   reserve(key: string, network: string, fingerprint: string): Promise<GateOutcome>;
-  /** Settlement failed: the reservation is dropped so the buyer may try again. */
+  /** reserve, refused (`over_balance`) when the payer's holds in flight plus this one would exceed its balance. */
+  reserveWithin(key: string, network: string, fingerprint: string, hold: BalanceHold): Promise<GateOutcome | { kind: 'over_balance'; inFlight: bigint }>;
+  /** Records another name of a held receipt (a transaction the service is about to broadcast), before anyone can see it. */
+  alias(key: string, aliasKey: string): Promise<void>;
+  /** Settlement failed before any money moved: the reservation is dropped so the buyer may try again. */
   release(key: string): Promise<void>;
   /** Settlement done: ledger row for a reserved receipt, plus the keys it is also known by. */
   settle(key: string, ledger: LedgerEntry, aliases: string[]): Promise<number>;
+  /** The final answer (a result, a final failure, or a final refusal): every retry replays it. */
   complete(key: string, answer: StoredAnswer): Promise<void>;
-  /** The run failed in a way worth retrying: let the next identical retry run it again. */
-  abandon(key: string): Promise<void>;
+  /**
+   * Before a paid run starts: counts the attempt. After `maxRuns` attempts the last stored
+   * failure becomes the final answer and is replayed instead of running again.
+   */
+  beginRun(key: string): Promise<{ kind: 'run' } | { kind: 'replay'; answer: StoredAnswer }>;
+  /**
+   * Gives the lease back at once so the next identical retry may take over: after a run that
+   * failed in a way worth retrying (its failure is stored, in case the attempts run out), or a
+   * settlement that is still unconfirmed (no failure).
+   */
+  abandon(key: string, failure?: StoredAnswer): Promise<void>;
 }
 
 /** A key presented may be an alias (a settlement tx hash): runs are recorded on the receipt it names. */
@@ -68,17 +79,37 @@ const consumed = () =>
     hint: 'A transaction authorises exactly one call; pay again for a new request.',
   });
 
-export function createReceiptGate(orm: Database, opts: { leaseMs: number; waitPollMs?: number; cacheSize?: number }): ReceiptGate {
+/** The answer of a receipt whose runs all crashed without answering. */
+const exhaustedAnswer = (maxRuns: number): StoredAnswer => ({
+  status: 500,
+  headers: { 'content-type': 'application/json; charset=utf-8' },
+  body: Buffer.from(JSON.stringify({ error: 'internal_error', message: `The paid call failed on each of its ${maxRuns} attempts; this payment buys no further attempt.` })),
+});
+
+export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRuns?: number; waitPollMs?: number; cacheSize?: number }): ReceiptGate {
   const waitPollMs = opts.waitPollMs ?? 100;
+  const maxRuns = opts.maxRuns ?? 3;
   const em = () => orm.em.fork() as unknown as SqlEntityManager;
   // A finished answer never changes, so replays of recent receipts skip the database.
   // Only answers this instance stored or read are here; others are found in the database.
   const finished = createLru<string, { fingerprint: string; answer: StoredAnswer }>(opts.cacheSize ?? 1000);
 
+  const ROW = 'r.receipt_key, r.fingerprint, r.alias_of, r.state, r.payment_id, r.response_status, r.response_headers, r.response_body';
+  interface ReceiptRow {
+    receipt_key: string;
+    fingerprint: string;
+    alias_of: string | null;
+    state: string;
+    payment_id: string | null;
+    lease_active: boolean;
+    response_status: number | null;
+    response_headers: Record<string, string> | null;
+    response_body: Buffer | Uint8Array | null;
+  }
+
   const load = async (key: string): Promise<ReceiptRow | null> => {
     const rows = await em().execute<ReceiptRow[]>(
-      `select r.receipt_key, r.fingerprint, r.alias_of, r.state, r.payment_id, r.lease_until > now() as lease_active,
-              r.response_status, r.response_headers, r.response_body
+      `select ${ROW}, r.lease_until > now() as lease_active
          from consumed_receipt a join consumed_receipt r on r.receipt_key = coalesce(a.alias_of, a.receipt_key)
         where a.receipt_key = ?`,
       [key],
@@ -88,15 +119,15 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; waitPo
 
   const takeOver = async (key: string): Promise<ReceiptRow | null> => {
     const rows = await em().execute<ReceiptRow[]>(
-      `update consumed_receipt set lease_until = now() + (? * interval '1 millisecond')
+      `update consumed_receipt r set lease_until = now() + (? * interval '1 millisecond')
         where receipt_key = ? and state = 'running' and lease_until <= now()
-        returning receipt_key, fingerprint, alias_of, state, payment_id, true as lease_active, response_status, response_headers, response_body`,
+        returning ${ROW}, true as lease_active`,
       [opts.leaseMs, key],
     );
     return rows[0] ?? null;
   };
 
-  const toAnswer = (row: ReceiptRow): StoredAnswer => ({
+  const toAnswer = (row: Pick<ReceiptRow, 'response_status' | 'response_headers' | 'response_body'>): StoredAnswer => ({
     status: row.response_status ?? 500,
     headers: row.response_headers ?? {},
     body: Buffer.from(row.response_body ?? new Uint8Array()),
@@ -120,12 +151,10 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; waitPo
       }
       if (!row.lease_active) {
         const taken = await takeOver(row.receipt_key);
-        if (taken?.payment_id == null) {
-          if (taken) return { kind: 'claimed', paymentId: null };
-          continue;
-        }
-        const [payment] = await em().execute<{ tx: string }[]>('select tx from payment where id = ?', [taken.payment_id]);
-        return { kind: 'claimed', paymentId: Number(taken.payment_id), paymentTx: payment?.tx };
+        if (!taken) continue;
+        if (taken.payment_id == null) return { kind: 'claimed', paymentId: null };
+        const [payment] = await em().execute<{ tx: string; payer: string }[]>('select tx, payer from payment where id = ?', [taken.payment_id]);
+        return { kind: 'claimed', paymentId: Number(taken.payment_id), payment };
       }
       await new Promise((r) => setTimeout(r, waitPollMs));
     }
@@ -141,71 +170,126 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; waitPo
     return Number(rows[0].id);
   };
 
-  const insertAliases = async (tx: SqlEntityManager, key: string, network: string, fingerprint: string, aliases: string[]) => {
+  /**
+   * Second names of a receipt. A name already taken by this receipt (recorded before broadcast)
+   * is fine; taken by another receipt cannot happen for a transaction the service signed itself,
+   * and the tx-hash rail refuses transfers made through an authorization, so it is not an error
+   * that could strand a settled payment.
+   */
+  const insertAliases = async (tx: SqlEntityManager, key: string, aliases: string[]) => {
     for (const alias of aliases) {
-      const rows = await tx.execute<{ receipt_key: string }[]>(
-        `insert into consumed_receipt (receipt_key, network, fingerprint, alias_of, state, lease_until) values (?, ?, ?, ?, 'alias', now())
-         on conflict do nothing returning receipt_key`,
-        [alias, network, fingerprint, key],
+      await tx.execute(
+        `insert into consumed_receipt (receipt_key, network, fingerprint, alias_of, state, lease_until)
+         select ?, network, fingerprint, receipt_key, 'alias', now() from consumed_receipt where receipt_key = ?
+         on conflict do nothing`,
+        [alias, key],
       );
-      // The settlement tx was presented on its own already: refuse the whole consumption.
-      if (!rows.length) throw consumed();
     }
   };
 
-  const insertReceipt = (tx: SqlEntityManager, key: string, network: string, fingerprint: string) =>
+  const insertReceipt = (tx: SqlEntityManager, key: string, network: string, fingerprint: string, hold?: BalanceHold) =>
     tx.execute<{ receipt_key: string }[]>(
-      `insert into consumed_receipt (receipt_key, network, fingerprint, state, lease_until)
-       values (?, ?, ?, 'running', now() + (? * interval '1 millisecond')) on conflict do nothing returning receipt_key`,
-      [key, network, fingerprint, opts.leaseMs],
+      `insert into consumed_receipt (receipt_key, network, fingerprint, state, lease_until, payer, amount)
+       values (?, ?, ?, 'running', now() + (? * interval '1 millisecond'), ?, ?) on conflict do nothing returning receipt_key`,
+      [key, network, fingerprint, opts.leaseMs, hold?.payer.toLowerCase() ?? null, hold?.amount.toString() ?? null],
     );
+
+  /** Reserves under a payer-wide lock: the sum of live holds (this one included) must fit in the balance. */
+  const reserveWithHold = (key: string, network: string, fingerprint: string, hold: BalanceHold) =>
+    em().transactional(async (tx) => {
+      const payer = hold.payer.toLowerCase();
+      await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`hold:${network}:${payer}`]);
+      const [{ held }] = await tx.execute<{ held: string }[]>(
+        `select coalesce(sum(amount), 0)::text as held from consumed_receipt
+          where payer = ? and network = ? and state = 'running' and payment_id is null and lease_until > now() and receipt_key <> ?`,
+        [payer, network, key],
+      );
+      if (BigInt(held) + hold.amount > hold.balance) return { over: BigInt(held) };
+      return { inserted: (await insertReceipt(tx, key, network, fingerprint, hold)).length > 0 };
+    });
 
   return {
     check: resolveExisting,
 
-    async consume(key, network, fingerprint, ledger, aliases = []) {
+    async consume(key, network, fingerprint, ledger) {
       const paymentId = await em().transactional(async (tx) => {
         const inserted = await insertReceipt(tx, key, network, fingerprint);
         if (!inserted.length) return null;
-        await insertAliases(tx, key, network, fingerprint, aliases);
         const id = await insertLedger(tx, ledger);
         await tx.execute('update consumed_receipt set payment_id = ? where receipt_key = ?', [id, key]);
         return id;
       });
       if (paymentId !== null) return { kind: 'claimed', paymentId };
-      return (await resolveExisting(key, fingerprint)) ?? (await this.consume(key, network, fingerprint, ledger, aliases));
+      return (await resolveExisting(key, fingerprint)) ?? (await this.consume(key, network, fingerprint, ledger));
     },
 
     async reserve(key, network, fingerprint) {
-      const inserted = await insertReceipt(em(), key, network, fingerprint);
-      if (inserted.length) return { kind: 'claimed', paymentId: null };
+      if ((await insertReceipt(em(), key, network, fingerprint)).length) return { kind: 'claimed', paymentId: null };
       return (await resolveExisting(key, fingerprint)) ?? (await this.reserve(key, network, fingerprint));
     },
 
+    async reserveWithin(key, network, fingerprint, hold) {
+      const r = await reserveWithHold(key, network, fingerprint, hold);
+      if ('over' in r) return { kind: 'over_balance', inFlight: r.over ?? 0n };
+      if (r.inserted) return { kind: 'claimed', paymentId: null };
+      return (await resolveExisting(key, fingerprint)) ?? (await this.reserveWithin(key, network, fingerprint, hold));
+    },
+
+    async alias(key, aliasKey) {
+      await insertAliases(em(), key, [aliasKey]);
+    },
+
     async release(key) {
+      await em().execute(`delete from consumed_receipt where alias_of = ? and state = 'alias'`, [key]);
       await em().execute(`delete from consumed_receipt where receipt_key = ? and state = 'running' and payment_id is null`, [key]);
     },
 
     async settle(key, ledger, aliases) {
       return em().transactional(async (tx) => {
-        const [row] = await tx.execute<{ network: string; fingerprint: string }[]>('select network, fingerprint from consumed_receipt where receipt_key = ? for update', [key]);
-        await insertAliases(tx, key, row.network, row.fingerprint, aliases);
+        await tx.execute('select 1 from consumed_receipt where receipt_key = ? for update', [key]);
+        await insertAliases(tx, key, aliases);
         const id = await insertLedger(tx, ledger);
-        await tx.execute('update consumed_receipt set payment_id = ? where receipt_key = ?', [id, key]);
+        await tx.execute('update consumed_receipt set payment_id = ?, payer = null, amount = null where receipt_key = ?', [id, key]);
         return id;
       });
     },
 
     async complete(key, answer) {
       const rows = await em().execute<{ fingerprint: string }[]>(
-        `update consumed_receipt set state = 'done', response_status = ?, response_headers = ?, response_body = ?, completed_at = now() where receipt_key = ${PRIMARY_KEY} returning fingerprint`,
+        `update consumed_receipt set state = 'done', response_status = ?, response_headers = ?, response_body = ?, completed_at = now(), payer = null, amount = null
+          where receipt_key = ${PRIMARY_KEY} returning fingerprint`,
         [answer.status, JSON.stringify(answer.headers), answer.body, key, key],
       );
       if (rows[0]) finished.set(key, { fingerprint: rows[0].fingerprint, answer });
     },
 
-    async abandon(key) {
-      await em().execute(`update consumed_receipt set lease_until = now() where receipt_key = ${PRIMARY_KEY} and state = 'running'`, [key, key]);
+    async beginRun(key) {
+      const started = await em().execute<{ attempts: number }[]>(
+        `update consumed_receipt set attempts = attempts + 1 where receipt_key = ${PRIMARY_KEY} and attempts < ? returning attempts`,
+        [key, key, maxRuns],
+      );
+      if (started.length) return { kind: 'run' };
+      // Every attempt is spent: the last failure (or, when each run crashed, a generic one) is final.
+      const fallback = exhaustedAnswer(maxRuns);
+      const [row] = await em().execute<Pick<ReceiptRow, 'response_status' | 'response_headers' | 'response_body'>[]>(
+        `update consumed_receipt set state = 'done', completed_at = now(),
+           response_status = coalesce(response_status, ?), response_headers = coalesce(response_headers, ?), response_body = coalesce(response_body, ?)
+          where receipt_key = ${PRIMARY_KEY} returning response_status, response_headers, response_body`,
+        [fallback.status, JSON.stringify(fallback.headers), fallback.body, key, key],
+      );
+      return { kind: 'replay', answer: row ? toAnswer(row) : fallback };
+    },
+
+    async abandon(key, failure) {
+      if (!failure) {
+        await em().execute(`update consumed_receipt set lease_until = now() where receipt_key = ${PRIMARY_KEY} and state = 'running'`, [key, key]);
+        return;
+      }
+      await em().execute(
+        `update consumed_receipt set lease_until = now(), response_status = ?, response_headers = ?, response_body = ?
+          where receipt_key = ${PRIMARY_KEY} and state = 'running'`,
+        [failure.status, JSON.stringify(failure.headers), failure.body, key, key],
+      );
     },
   };
 }

@@ -86,12 +86,14 @@ function parseAuthorization(obj: Record<string, unknown>, where: string): Eip300
 export function decodePaymentHeader(header: string): Receipt {
   const doc = decodeBase64Json(header, 'X-Payment');
   if (doc.x402Version !== 1) throw invalid('X-Payment x402Version must be 1.');
-  const network = doc.network;
-  const scheme = doc.scheme;
-  if (network !== 'base' && network !== 'polygon' && network !== 'solana') throw invalid('X-Payment network must be base, polygon or solana.');
-  if (typeof scheme !== 'string') throw invalid('X-Payment scheme is missing.');
-  const payload = doc.payload;
-  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw invalid('X-Payment payload must be an object.');
+  return receiptFrom(doc.network, doc.scheme, doc.payload, 'X-Payment');
+}
+
+/** The proof inside a v1 X-Payment or a v2 PAYMENT-SIGNATURE: the same payloads, the same rails. */
+export function receiptFrom(network: unknown, scheme: unknown, payload: unknown, what: string): Receipt {
+  if (network !== 'base' && network !== 'polygon' && network !== 'solana') throw invalid(`${what} network must be base, polygon or solana.`);
+  if (typeof scheme !== 'string') throw invalid(`${what} scheme is missing.`);
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw invalid(`${what} payload must be an object.`);
   const p = payload as Record<string, unknown>;
   if (network === 'solana') {
     if (scheme !== 'exact' && scheme !== 'spl-transfer') throw invalid(`scheme ${scheme} is not accepted on solana (exact or spl-transfer).`);
@@ -115,7 +117,7 @@ export function decodePaymentHeader(header: string): Receipt {
       signature: str(p, 'signature', /^0x[0-9a-fA-F]{130}$/, 'payload'),
     };
   }
-  if (scheme !== 'exact') throw invalid(`scheme ${scheme} is not accepted in X-Payment on ${network} (use exact; the authorization rail uses X-Session-Token).`);
+  if (scheme !== 'exact') throw invalid(`scheme ${scheme} is not accepted in ${what} on ${network} (use exact; the authorization rail uses X-Session-Token).`);
   return { kind: 'evm-tx', network, scheme, txHash: str(p, 'tx_hash', HEX32, 'payload') };
 }
 
@@ -132,5 +134,3 @@ export function decodeSessionToken(header: string): Receipt {
     signature: str(doc, 'signature', /^0x[0-9a-fA-F]{130}$/, 'X-Session-Token'),
   };
 }
-
-export const encodeBase64UrlJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

@@ -1,32 +1,18 @@
 /**
- * On-chain verification of a transfer the buyer already made (EVM tx hash, Solana
- * signature). A payment that does not verify is an expected outcome with a stable
- * reason, returned as a PaymentFailure, not thrown.
+ * On-chain verification of a transfer (EVM tx hash, Solana signature): what arrived in payTo,
+ * read from the chain (Transfer events, Solana token-balance deltas), never from the proof.
+ * The quote window is judged apart (judgeQuoteWindow), because each rail needs it differently.
  */
 import type { ChainAdapter, TokenTransfer, TxLookup } from '../chains/chain-adapter.ts';
+import { refusal, type Refusal } from './refusal.ts';
 
-export type FailureReason = 'payment_unconfirmed' | 'amount_mismatch' | 'wrong_recipient' | 'wrong_asset' | 'quote_expired' | 'invalid_payment';
-
-export interface PaymentFailure {
-  ok: false;
-  reason: FailureReason;
-  message: string;
-}
-
-export interface VerifiedPayment {
+export interface ArrivedPayment {
   ok: true;
   tx: string;
   payer: string;
+  /** USDC that arrived in payTo in this transaction (atomic units). */
   amount: bigint;
   blockTime: number;
-}
-
-export interface Requirement {
-  amount: bigint;
-  /** Seconds a quote stays valid for the scheme used (60 exact / spl-transfer, 30 authorization). */
-  maxTimeoutSeconds: number;
-  /** The last quote for this request, or null (then a payment older than an hour is expired). */
-  quotedAt: Date | null;
 }
 
 export interface PollOptions {
@@ -34,7 +20,14 @@ export interface PollOptions {
   intervalMs: number;
 }
 
-export const fail = (reason: FailureReason, message: string): PaymentFailure => ({ ok: false, reason, message });
+export interface QuoteWindow {
+  /** Issue times (unix seconds) of the request's recent quotes. */
+  quotedAt: number[];
+  /** Seconds a quote stays valid for the scheme used (60 exact / spl-transfer, 30 authorization). */
+  maxTimeoutSeconds: number;
+  /** Tolerated difference between block timestamps and this server's clock. */
+  skewSeconds: number;
+}
 
 const sameAddress = (network: string, a: string, b: string) => (network === 'solana' ? a === b : a.toLowerCase() === b.toLowerCase());
 
@@ -49,44 +42,50 @@ export async function pollTransaction(adapter: ChainAdapter, id: string, poll: P
   }
 }
 
-/** Quote expiry judged on the payment's block time against the last quote. */
-export function checkQuoteWindow(blockTime: number, req: Requirement, nowSeconds: number): PaymentFailure | null {
-  if (req.quotedAt) {
-    const quoted = Math.floor(req.quotedAt.getTime() / 1000);
-    if (blockTime > quoted + req.maxTimeoutSeconds) {
-      return fail('quote_expired', `The payment was made ${blockTime - quoted} s after the quote; quotes are valid for ${req.maxTimeoutSeconds} s. Payments are not refunded.`);
-    }
-    if (blockTime < quoted - 3600) return fail('quote_expired', 'The payment is more than an hour older than the quote it is presented for.');
-    return null;
+/**
+ * A transfer pays for a request only when that request was quoted before the transfer's block
+ * and the block came within the quote's lifetime. Anyone can see a transfer to payTo; requiring
+ * a quote issued before it means a watcher cannot point it at a request of its own afterwards.
+ */
+export function judgeQuoteWindow(paidAt: number, w: QuoteWindow): Refusal | null {
+  if (w.quotedAt.length === 0) {
+    return refusal('quote_expired', 'No quote was issued for this request: call it without payment proof first, pay the quote, then retry the identical request with the proof.');
   }
-  if (blockTime < nowSeconds - 3600) return fail('quote_expired', 'No quote was issued for this request and the payment is more than an hour old.');
+  const before = w.quotedAt.filter((q) => q <= paidAt + w.skewSeconds);
+  if (before.length === 0) {
+    return refusal('quote_expired', 'The payment was made before this request was quoted; a payment counts only for a request quoted before it.');
+  }
+  const quoted = Math.max(...before);
+  if (paidAt > quoted + w.maxTimeoutSeconds) {
+    return refusal('quote_expired', `The payment was made ${paidAt - quoted} s after the quote; quotes are valid for ${w.maxTimeoutSeconds} s. Payments are not refunded.`);
+  }
   return null;
 }
 
-/** Picks the USDC transfer(s) to payTo out of a confirmed transaction and checks them. */
-export function judgeTransfers(adapter: ChainAdapter, transfers: TokenTransfer[], req: Requirement, blockTime: number, nowSeconds: number): Omit<VerifiedPayment, 'tx'> | PaymentFailure {
+/** Picks the USDC that arrived in payTo out of a confirmed transaction. */
+export function judgeTransfers(adapter: ChainAdapter, transfers: TokenTransfer[]): { ok: true; payer: string; amount: bigint } | Refusal {
   const n = adapter.network;
   const isUsdc = (t: TokenTransfer) => sameAddress(n, t.token, adapter.usdc);
   const toUs = (t: TokenTransfer) => sameAddress(n, t.to, adapter.payTo);
   const paid = transfers.filter((t) => isUsdc(t) && toUs(t));
   if (paid.length === 0) {
-    if (transfers.some(isUsdc)) return fail('wrong_recipient', `The USDC in this transaction went to an address other than ${adapter.payTo}.`);
-    if (transfers.length) return fail('wrong_asset', `The transaction moved a token other than USDC (${adapter.usdc}).`);
-    return fail('invalid_payment', 'The transaction contains no token transfer.');
+    if (transfers.some(isUsdc)) return refusal('wrong_recipient', `The USDC in this transaction went to an address other than ${adapter.payTo}.`);
+    if (transfers.length) return refusal('wrong_asset', `The transaction moved a token other than USDC (${adapter.usdc}).`);
+    return refusal('invalid_payment', 'The transaction contains no token transfer.');
   }
-  const expired = checkQuoteWindow(blockTime, req, nowSeconds);
-  if (expired) return expired;
-  const amount = paid.reduce((sum, t) => sum + t.value, 0n);
-  if (amount < req.amount) return fail('amount_mismatch', `Paid ${amount} but the quote requires ${req.amount} (USDC atomic units).`);
-  return { ok: true, payer: paid[0].from, amount, blockTime };
+  return { ok: true, payer: paid[0].from, amount: paid.reduce((sum, t) => sum + t.value, 0n) };
 }
 
-export async function verifyTransfer(adapter: ChainAdapter, tx: string, req: Requirement, poll: PollOptions): Promise<VerifiedPayment | PaymentFailure> {
+/** What a confirmed transaction paid into payTo; a missing, pending or failed one is a refusal. */
+export async function readArrivedPayment(adapter: ChainAdapter, tx: string, poll: PollOptions): Promise<ArrivedPayment | Refusal> {
   const found = await pollTransaction(adapter, tx, poll);
   if (found.status === 'not_found' || found.status === 'pending') {
-    return fail('payment_unconfirmed', `Transaction ${tx} is not confirmed on ${adapter.network} yet; retry the same X-Payment after a block.`);
+    return refusal('payment_unconfirmed', `Transaction ${tx} is not confirmed on ${adapter.network} yet; retry the same X-Payment after a block.`);
   }
-  if (found.status === 'reverted') return fail('invalid_payment', `Transaction ${tx} failed on ${adapter.network}; nothing was paid.`);
-  const judged = judgeTransfers(adapter, found.transfers, req, found.blockTime, Math.floor(Date.now() / 1000));
-  return judged.ok ? { ...judged, tx } : judged;
+  if (found.status === 'reverted') return refusal('invalid_payment', `Transaction ${tx} failed on ${adapter.network}; nothing was paid.`);
+  if (found.viaAuthorization) {
+    return refusal('invalid_payment', `Transaction ${tx} moved USDC through an EIP-3009 authorization; present that authorization ({signature, authorization} or X-Session-Token), not the transaction hash.`);
+  }
+  const judged = judgeTransfers(adapter, found.transfers);
+  return judged.ok ? { ok: true, tx, payer: judged.payer, amount: judged.amount, blockTime: found.blockTime } : judged;
 }

@@ -6,10 +6,12 @@
 import { AppError } from '../http/app-error.ts';
 import type { DocumentKind } from './inspect-document.ts';
 import { extractInvoiceFields, makeRow, type InvoiceRow } from './invoice/invoice-fields.ts';
-import { openPdf } from './pdf/open-pdf.ts';
+import { openPdf, pdfiumCrashAsAppError, type PdfDocument, type PdfPage } from './pdf/open-pdf.ts';
+import { isPdfiumCrash } from './pdf/pdfium-module.ts';
 import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { buildFragments, readPageText, type Fragment, type TextRun } from './pdf/page-layout.ts';
-import type { RunToolDeps } from './run-tool.ts';
+import { renderPagePng } from './pdf/render-page.ts';
+import type { RunToolDeps } from './tool-types.ts';
 import type { InvoiceResult } from './tool-types.ts';
 
 /** Invoices are short; past this many pages the rest is terms and conditions. */
@@ -35,30 +37,29 @@ export function fragmentsToRows(fragments: Fragment[], boldOf: (f: Fragment) => 
   });
 }
 
-async function rowsFromPdf(bytes: Uint8Array, deps: RunToolDeps): Promise<InvoiceRow[]> {
-  const doc = await openPdf(bytes);
-  try {
-    const rows: InvoiceRow[] = [];
-    let offset = 0;
-    const pages = Math.min(doc.numPages, MAX_INVOICE_PAGES);
-    for (let n = 1; n <= pages; n++) {
-      const page = await doc.getPage(n);
-      try {
-        const { frame, fragments } = await readPageText(page);
-        if (fragments.length) await page.getOperatorList();
-        // Pages stack vertically so rows keep document order.
-        const shifted = fragments.map((f) => ({ ...f, baseline: f.baseline + offset, top: f.top + offset, bottom: f.bottom + offset }));
-        rows.push(...fragmentsToRows(shifted, (f) => isBoldFont(fontNameOf(page, f.fontId))));
-        offset += frame.height + 100;
-      } finally {
-        page.cleanup();
-      }
-      deps.onProgress?.(n, pages);
+/** Rows of the text layer of the first pages; none for a scan. */
+function rowsFromPdf(doc: PdfDocument, deps: RunToolDeps): InvoiceRow[] {
+  const rows: InvoiceRow[] = [];
+  let offset = 0;
+  const pages = Math.min(doc.numPages, MAX_INVOICE_PAGES);
+  for (let n = 1; n <= pages; n++) {
+    let page: PdfPage | null = null;
+    try {
+      page = doc.getPage(n);
+      const { frame, fragments } = readPageText(page);
+      // Pages stack vertically so rows keep document order.
+      const shifted = fragments.map((f) => ({ ...f, baseline: f.baseline + offset, top: f.top + offset, bottom: f.bottom + offset }));
+      rows.push(...fragmentsToRows(shifted, (f) => isBoldFont(fontNameOf(f.fontId))));
+      offset += frame.height + 100;
+    } catch (error) {
+      // An unreadable page adds nothing; the others still count. A crash of PDFium ends it.
+      if (isPdfiumCrash(error)) throw pdfiumCrashAsAppError(error);
+    } finally {
+      page?.close();
     }
-    return rows;
-  } finally {
-    await doc.destroy();
+    deps.onProgress?.(n, pages);
   }
+  return rows;
 }
 
 /** Scanned PDFs (no text layer) are rendered at this resolution for OCR. */
@@ -67,27 +68,17 @@ const SCAN_DPI = 200;
 const MAX_SCANNED_PAGES = 3;
 
 /** Renders the first pages of a PDF without a text layer to PNG, for OCR. */
-async function renderPages(bytes: Uint8Array): Promise<Uint8Array[]> {
-  const doc = await openPdf(bytes, { withImages: true });
-  try {
-    const images: Uint8Array[] = [];
-    for (let n = 1; n <= Math.min(doc.numPages, MAX_SCANNED_PAGES); n++) {
-      const page = await doc.getPage(n);
-      try {
-        const viewport = page.getViewport({ scale: SCAN_DPI / 72 });
-        // pdf.js's Node canvas factory is backed by @napi-rs/canvas.
-        const factory = (doc as unknown as { canvasFactory: { create(w: number, h: number): { canvas: { toBuffer(mime: string): Buffer }; context: unknown } } }).canvasFactory;
-        const { canvas, context } = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
-        await page.render({ canvasContext: context, viewport, background: 'white' } as unknown as Parameters<typeof page.render>[0]).promise;
-        images.push(canvas.toBuffer('image/png'));
-      } finally {
-        page.cleanup();
-      }
+function renderPages(doc: PdfDocument): Uint8Array[] {
+  const images: Uint8Array[] = [];
+  for (let n = 1; n <= Math.min(doc.numPages, MAX_SCANNED_PAGES); n++) {
+    const page = doc.getPage(n);
+    try {
+      images.push(renderPagePng(page, SCAN_DPI));
+    } finally {
+      page.close();
     }
-    return images;
-  } finally {
-    await doc.destroy();
   }
+  return images;
 }
 
 async function rowsFromImage(image: Uint8Array, deps: RunToolDeps, offset: number): Promise<{ rows: InvoiceRow[]; confidence: number; height: number }> {
@@ -104,10 +95,17 @@ async function rowsFromImage(image: Uint8Array, deps: RunToolDeps, offset: numbe
 
 export async function invoiceExtract(bytes: Uint8Array, kind: DocumentKind, deps: RunToolDeps): Promise<InvoiceResult> {
   if (kind === 'pdf') {
-    // pdf.js detaches what it parses; a scan needs the bytes a second time to render.
-    const rows = await rowsFromPdf(new Uint8Array(bytes), deps);
-    if (rows.length) return extractInvoiceFields(rows, { textConfidence: 1 });
-    const images = await renderPages(bytes);
+    const doc = await openPdf(bytes);
+    let images: Uint8Array[];
+    try {
+      const rows = rowsFromPdf(doc, deps);
+      if (rows.length) return extractInvoiceFields(rows, { textConfidence: 1 });
+      images = renderPages(doc);
+    } catch (error) {
+      throw pdfiumCrashAsAppError(error);
+    } finally {
+      doc.destroy();
+    }
     const all: InvoiceRow[] = [];
     const confidences: number[] = [];
     let offset = 0;

@@ -3,7 +3,7 @@
  * PDF points with the origin at the top-left of the page as displayed, so they match what a
  * viewer shows even for rotated pages.
  */
-import type { PDFDocumentProxy } from './pdf/open-pdf.ts';
+import type { PdfDocument } from './pdf/open-pdf.ts';
 import { mapPages, type PageRange } from './pdf/pdf-pages.ts';
 import { fontNameOf } from './pdf/page-fonts.ts';
 import { buildBlocks, readingOrder, readPageText } from './pdf/page-layout.ts';
@@ -12,13 +12,11 @@ import type { PdfJsonBlock, PdfJsonPage, PdfJsonResult, ProgressFn } from './too
 const r2 = (n: number) => Math.round(n * 100) / 100;
 
 /** With `range`, only those pages (numbered as in the document), so consecutive ranges concatenate. */
-export async function pdfJson(doc: PDFDocumentProxy, onProgress?: ProgressFn, range?: PageRange): Promise<PdfJsonResult> {
+export async function pdfJson(doc: PdfDocument, onProgress?: ProgressFn, range?: PageRange): Promise<PdfJsonResult> {
   const visits = await mapPages(
     doc,
-    async (page, pageNumber): Promise<PdfJsonPage> => {
-      const { frame, fragments } = await readPageText(page);
-      // Loads the page's fonts so their real names can be reported.
-      if (fragments.length) await page.getOperatorList();
+    (page, pageNumber): PdfJsonPage => {
+      const { frame, fragments } = readPageText(page);
       const blocks: PdfJsonBlock[] = buildBlocks(readingOrder(fragments)).map((b) => {
         const corners = [frame.toDisplay(b.x0, b.top), frame.toDisplay(b.x1, b.bottom)];
         const x = Math.min(corners[0][0], corners[1][0]);
@@ -30,7 +28,7 @@ export async function pdfJson(doc: PDFDocumentProxy, onProgress?: ProgressFn, ra
           width: r2(Math.abs(corners[1][0] - corners[0][0])),
           height: r2(Math.abs(corners[1][1] - corners[0][1])),
           font_size: r2(b.size),
-          font_name: fontNameOf(page, b.fontId),
+          font_name: fontNameOf(b.fontId),
         };
       });
       return { page: pageNumber, width: r2(frame.displayWidth), height: r2(frame.displayHeight), blocks };

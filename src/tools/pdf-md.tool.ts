@@ -5,7 +5,7 @@
  * A page without a text layer (a scan) adds an HTML comment saying so, so a reader of the
  * Markdown knows content is missing rather than absent.
  */
-import type { PDFDocumentProxy } from './pdf/open-pdf.ts';
+import type { PdfDocument } from './pdf/open-pdf.ts';
 import { mapPages } from './pdf/pdf-pages.ts';
 import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { buildBlocks, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
@@ -92,13 +92,13 @@ function blockToMarkdown(block: Block, headingLevel: number | null, bold: boolea
 /** Lines of one block that start list items belong in the same list even across blocks. */
 const isListBlock = (md: string) => /^\s*(-|\d+\.) /.test(md);
 
-export async function pdfMd(doc: PDFDocumentProxy, onProgress?: ProgressFn): Promise<PdfMdResult> {
+export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn): Promise<PdfMdResult> {
   const visits = await mapPages(
     doc,
-    async (page): Promise<PageModel> => {
-      const { frame, fragments } = await readPageText(page);
+    (page): PageModel => {
+      const { frame, fragments } = readPageText(page);
       if (!fragments.length) return { items: [], empty: true };
-      const tables = findTables(await readRulings(page, frame), fragments);
+      const tables = findTables(readRulings(page, frame), fragments);
       const inTable = (f: Fragment) => tables.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
       type Placed = Box & ({ fragment: Fragment } | { table: Table });
       const placed: Placed[] = [
@@ -110,7 +110,7 @@ export async function pdfMd(doc: PDFDocumentProxy, onProgress?: ProgressFn): Pro
       let run: Fragment[] = [];
       const flush = () => {
         for (const block of buildBlocks(run)) {
-          const fontName = fontNameOf(page, block.fontId);
+          const fontName = fontNameOf(block.fontId);
           items.push({ kind: 'text', block, bold: isBoldFont(fontName) });
         }
         run = [];

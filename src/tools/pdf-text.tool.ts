@@ -2,7 +2,7 @@
  * pdf-text: plain text in reading order. Lines of one paragraph are separated by \n,
  * paragraphs by a blank line, cells of one table row by \t, pages by \f (as pdftotext).
  */
-import type { PDFDocumentProxy } from './pdf/open-pdf.ts';
+import type { PdfDocument } from './pdf/open-pdf.ts';
 import { mapPages, type PageRange } from './pdf/pdf-pages.ts';
 import { buildBlocks, readingOrder, readPageText, sameRowOf, type Fragment } from './pdf/page-layout.ts';
 import type { PdfTextResult, ProgressFn } from './tool-types.ts';
@@ -43,13 +43,10 @@ export function fragmentsToText(ordered: Fragment[]): string {
  * With `range`, only those pages: their texts joined by \f, `pages` still the document's
  * count. Joining the texts of consecutive ranges with \f gives the whole document's text.
  */
-export async function pdfText(doc: PDFDocumentProxy, onProgress?: ProgressFn, range?: PageRange): Promise<PdfTextResult> {
+export async function pdfText(doc: PdfDocument, onProgress?: ProgressFn, range?: PageRange): Promise<PdfTextResult> {
   const pages = await mapPages(
     doc,
-    async (page) => {
-      const { fragments } = await readPageText(page);
-      return fragmentsToText(readingOrder(fragments));
-    },
+    (page) => fragmentsToText(readingOrder(readPageText(page).fragments)),
     onProgress,
     undefined,
     range,

@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { AppError } from '../http/app-error.ts';
+import { tooLarge } from '../http/read-body.ts';
 
 export interface Upload {
   /** Owns its whole ArrayBuffer, so the tool pool can transfer it to a worker without a copy. */
@@ -15,8 +16,6 @@ export interface Upload {
   filename: string | null;
 }
 
-const tooLarge = (maxBytes: number) =>
-  new AppError('body_too_large', 413, `the document is larger than ${maxBytes} bytes`, { hint: `send at most ${Math.floor(maxBytes / (1024 * 1024))} MB` });
 
 /** One allocation outside Node's shared Buffer pool, so the result can be transferred. */
 const concat = (chunks: Buffer[], total: number): Buffer => {
@@ -67,33 +66,57 @@ function readRaw(req: IncomingMessage, maxBytes: number, contentType: string): P
     };
     req.on('data', onData);
     req.once('end', () => finish(() => resolve({ bytes: concat(chunks, total), contentType, filename: null })));
-    req.once('error', (error) => finish(() => reject(new AppError('invalid_input', 400, `the request body could not be read: ${error.message}`))));
-    req.once('aborted', () => finish(() => reject(new AppError('invalid_input', 400, 'the client aborted the upload'))));
+    req.on('error', (error) => finish(() => reject(new AppError('invalid_input', 400, `the request body could not be read: ${error.message}`))));
+    req.once('close', () => {
+      if (!req.complete) finish(() => reject(new AppError('invalid_input', 400, 'the client closed the connection before the upload was complete')));
+    });
   });
 }
 
+/** busboy's words for a body that stops early, in the client's terms. */
+const multipartProblem = (error: Error): string =>
+  /unexpected end of form/i.test(error.message)
+    ? 'the multipart/form-data body is truncated: it ended before the closing boundary of its last part'
+    : `malformed multipart/form-data: ${error.message}`;
+
+/**
+ * Every stream here gets an 'error' listener: the request, the parser and each part (busboy
+ * emits "Unexpected end of form" on the part being read, and an unheard 'error' event
+ * would end the process). The promise settles exactly once, on the first of: the file is
+ * complete and the form closed, a limit is crossed, any stream fails, or the client goes away.
+ */
 function readMultipart(req: IncomingMessage, maxBytes: number): Promise<Upload> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: req.headers, limits: { files: 10, fileSize: maxBytes, fields: 20, fieldSize: 64 * 1024, parts: 30 } });
     } catch (error) {
-      reject(new AppError('invalid_input', 400, `malformed multipart/form-data: ${(error as Error).message}`));
+      reject(new AppError('invalid_input', 400, `malformed multipart/form-data: ${(error as Error).message}`, { hint: 'send Content-Type: multipart/form-data; boundary=... with the document in a part named "file"' }));
       return;
     }
     let settled = false;
     let file: Upload | null = null;
     let fileDone: Promise<void> | null = null;
+    const parts = new Set<NodeJS.ReadableStream>();
     const fail = (error: AppError) => {
       if (settled) return;
       settled = true;
       req.unpipe(parser);
       abandon(req);
-      parser.removeAllListeners();
-      parser.on('error', () => undefined);
+      // Parts still open would wait for bytes that never come; let them go quietly.
+      for (const part of parts) part.resume();
       reject(error);
     };
+    // After a failure the parser and parts may still report; those reports change nothing.
+    parser.on('error', (error: Error) => fail(new AppError('invalid_input', 400, multipartProblem(error))));
+    req.on('error', (error: Error) => fail(new AppError('invalid_input', 400, `the request body could not be read: ${error.message}`)));
+    req.on('close', () => {
+      if (!req.complete) fail(new AppError('invalid_input', 400, 'the client closed the connection before the upload was complete'));
+    });
     parser.on('file', (name, stream, info) => {
+      parts.add(stream);
+      stream.on('error', (error: Error) => fail(new AppError('invalid_input', 400, multipartProblem(error))));
+      stream.once('close', () => parts.delete(stream));
       if (name !== 'file' || file || fileDone) {
         stream.resume();
         return;
@@ -111,16 +134,18 @@ function readMultipart(req: IncomingMessage, maxBytes: number): Promise<Upload> 
           if (!settled) file = { bytes: concat(chunks, total), contentType: info.mimeType || 'application/octet-stream', filename: info.filename ?? null };
           done();
         });
+        // A part that fails never ends: settle the wait here (fail() has answered already).
+        stream.on('error', () => done());
       });
     });
-    parser.on('error', (error: Error) => fail(new AppError('invalid_input', 400, `malformed multipart/form-data: ${error.message}`)));
-    parser.on('close', async () => {
-      await fileDone;
-      if (settled) return;
-      settled = true;
-      if (!file) reject(new AppError('invalid_input', 400, 'the multipart body has no part named "file"', { hint: 'send the document in a form part named "file"' }));
-      else if (file.bytes.length === 0) reject(new AppError('invalid_input', 400, 'the "file" part is empty'));
-      else resolve(file);
+    parser.on('close', () => {
+      void (fileDone ?? Promise.resolve()).then(() => {
+        if (settled) return;
+        settled = true;
+        if (!file) reject(new AppError('invalid_input', 400, 'the multipart body has no part named "file"', { hint: 'send the document in a form part named "file"' }));
+        else if (file.bytes.length === 0) reject(new AppError('invalid_input', 400, 'the "file" part is empty'));
+        else resolve(file);
+      });
     });
     // A multipart body can never be smaller than its file; reject clearly oversized ones at once.
     const declared = Number(req.headers['content-length']);

@@ -7,23 +7,17 @@
 import { AppError } from '../http/app-error.ts';
 import { detectKind } from './inspect-document.ts';
 import { invoiceExtract } from './invoice-extract.tool.ts';
-import type { OcrEngine } from './invoice/ocr-engine.ts';
-import { openPdf } from './pdf/open-pdf.ts';
+import { openPdf, pdfiumCrashAsAppError } from './pdf/open-pdf.ts';
 import { pdfJson } from './pdf-json.tool.ts';
 import { pdfMd } from './pdf-md.tool.ts';
 import type { PageRange } from './pdf/pdf-pages.ts';
 import { pdfText } from './pdf-text.tool.ts';
 import { partRange, SPLITTABLE_TOOLS, type ToolPart } from './tool-split.ts';
-import type { ProgressFn, ToolName, ToolResultMap } from './tool-types.ts';
+import type { RunToolDeps, ToolName, ToolResultMap } from './tool-types.ts';
 
 export { mergeParts, partRange, SPLITTABLE_TOOLS, type ToolPart } from './tool-split.ts';
 
 
-export interface RunToolDeps {
-  /** OCR for invoice images; created once per worker because loading it takes a second. */
-  ocr: () => OcrEngine;
-  onProgress?: ProgressFn;
-}
 
 /**
  * One part of a split job (see ToolPart): the tool's result for the part's pages, or null
@@ -64,7 +58,9 @@ async function runPdf<T extends ToolName>(tool: T, bytes: Uint8Array, deps: RunT
       default:
         throw new AppError('endpoint_not_found', 404, `unknown tool ${String(tool)}`);
     }
+  } catch (error) {
+    throw pdfiumCrashAsAppError(error);
   } finally {
-    await doc.destroy();
+    doc.destroy();
   }
 }

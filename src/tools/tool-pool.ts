@@ -261,6 +261,8 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
       else log.error('tool job failed', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, error });
       fail(job, error);
     }
+    // The worker asked to be replaced (PDFium's memory only grows): no job goes to it again.
+    if (msg.retire) retire(slot, new Error('retired after a job that outgrew the memory limit'));
     dispatch();
     settleIdle();
   };

@@ -1,6 +1,6 @@
 /**
  * Splitting one pdf-text or pdf-json job into page ranges that several pool workers run at
- * once, and joining their results. Kept free of pdf.js and OCR imports: the pool (HTTP
+ * once, and joining their results. Kept free of PDFium and OCR imports: the pool (HTTP
  * thread) needs mergeParts, the workers need partRange.
  */
 import type { PageRange } from './pdf/pdf-pages.ts';

@@ -3,10 +3,17 @@
  * mirror these shapes (see docs/tools.md); keep them JSON-serialisable because results
  * cross a worker_threads boundary and are stored for idempotent replays.
  */
+import type { OcrEngine } from './invoice/ocr-engine.ts';
+
 export const TOOL_NAMES = ['pdf-md', 'pdf-text', 'pdf-json', 'invoice-extract'] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
-export const isToolName = (value: unknown): value is ToolName => typeof value === 'string' && (TOOL_NAMES as readonly string[]).includes(value);
+/** What a tool run needs besides the bytes (here, not in run-tool.ts, so tools need not import the runner). */
+export interface RunToolDeps {
+  /** OCR for invoice images; created once per worker because loading it takes a second. */
+  ocr: () => OcrEngine;
+  onProgress?: ProgressFn;
+}
 
 export interface PdfTextResult {
   /** Text in reading order; pages are separated by a form feed (\f), as pdftotext does. */

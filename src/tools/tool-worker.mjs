@@ -2,15 +2,11 @@
 // registered here before the worker body loads. Plain .mjs so Node can run it as is,
 // whether the parent runs under `tsx`, `node --import tsx` or the test runner.
 //
-// pdf.js is loaded first, before tsx: tsx would run its 3 MB of JavaScript through its
-// transformer (seconds per worker start); Node loads it natively in a fraction of that,
-// and the later imports from TypeScript hit the module cache. Exposing the pdf.js worker
-// module as globalThis.pdfjsWorker makes pdf.js run its parser in this thread without a
-// second dynamic import.
-import * as pdfjsWorker from 'pdfjs-dist/legacy/build/pdf.worker.mjs';
-import 'pdfjs-dist/legacy/build/pdf.mjs';
+// PDFium's JavaScript glue is loaded first, before tsx: tsx would run its 300 KB through
+// its transformer on every worker start; Node loads it natively and the later import from
+// TypeScript hits the module cache.
+import '@embedpdf/pdfium';
 import { register } from 'tsx/esm/api';
 
-globalThis.pdfjsWorker = pdfjsWorker;
 register();
 await import('./tool-worker.ts');

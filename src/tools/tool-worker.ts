@@ -8,6 +8,8 @@ import { parentPort } from 'node:worker_threads';
 import { isAppError } from '../http/app-error.ts';
 import { inspectDocument } from './inspect-document.ts';
 import { createOcrEngine } from './invoice/ocr-engine.ts';
+import { wasmMemoryLimitBytes } from './pdf/pdf-pages.ts';
+import { pdfiumMemoryBytes } from './pdf/pdfium-module.ts';
 import { runTool, runToolPart, type ToolPart } from './run-tool.ts';
 import type { ToolName } from './tool-types.ts';
 
@@ -25,13 +27,23 @@ export type SerializedError = { app: true; code: string; status: number; message
 export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'progress'; jobId: number; pagesDone: number; pagesTotal: number }
-  | { type: 'done'; jobId: number; result: unknown; pages: number | null }
-  | { type: 'failed'; jobId: number; error: SerializedError };
+  | { type: 'done'; jobId: number; result: unknown; pages: number | null; retire?: boolean }
+  | { type: 'failed'; jobId: number; error: SerializedError; retire?: boolean };
 
 const serialize = (error: unknown): SerializedError => {
   if (isAppError(error)) return { app: true, code: error.code, status: error.status, message: error.message, hint: error.extra.hint };
   const e = error as Error;
   return { app: false, message: e?.message ?? String(error), stack: e?.stack };
+};
+
+/**
+ * PDFium's WebAssembly memory only grows. Once a job has taken it past the worker's memory
+ * limit, the worker asks the pool (with its answer, so no job is sent to it meanwhile) to
+ * replace it, instead of keeping that memory or refusing every later job.
+ */
+const bloated = (): boolean => {
+  const limit = wasmMemoryLimitBytes();
+  return limit !== null && pdfiumMemoryBytes() > limit;
 };
 
 /** Progress messages at most this often: a 2,000-page job would otherwise send 2,000. */
@@ -43,13 +55,13 @@ function main(): void {
   const ocr = createOcrEngine();
   port.on('message', async (msg: WorkerRequest) => {
     const { jobId, tool } = msg;
-    // pdf.js takes ownership of (detaches) what it reads: shared memory is copied first.
-    const bytes = msg.bytes.buffer instanceof SharedArrayBuffer ? new Uint8Array(msg.bytes) : msg.bytes;
+    // PDFium copies what it reads into its own memory, so shared memory is read in place.
+    const bytes = msg.bytes;
     if (msg.type === 'inspect') {
       try {
-        port.postMessage({ type: 'done', jobId, result: await inspectDocument(tool, bytes, { maxPages: msg.maxPages }), pages: null } satisfies WorkerMessage);
+        port.postMessage({ type: 'done', jobId, result: await inspectDocument(tool, bytes, { maxPages: msg.maxPages }), pages: null, retire: bloated() } satisfies WorkerMessage);
       } catch (error) {
-        port.postMessage({ type: 'failed', jobId, error: serialize(error) } satisfies WorkerMessage);
+        port.postMessage({ type: 'failed', jobId, error: serialize(error), retire: bloated() } satisfies WorkerMessage);
       }
       return;
     }
@@ -69,9 +81,9 @@ function main(): void {
       };
       const result = msg.part ? await runToolPart(tool, bytes, msg.part, deps) : await runTool(tool, bytes, deps);
       if (msg.part && result === null) pages = 0;
-      port.postMessage({ type: 'done', jobId, result, pages } satisfies WorkerMessage);
+      port.postMessage({ type: 'done', jobId, result, pages, retire: bloated() } satisfies WorkerMessage);
     } catch (error) {
-      port.postMessage({ type: 'failed', jobId, error: serialize(error) } satisfies WorkerMessage);
+      port.postMessage({ type: 'failed', jobId, error: serialize(error), retire: bloated() } satisfies WorkerMessage);
     }
   });
   port.postMessage({ type: 'ready' } satisfies WorkerMessage);

@@ -10,8 +10,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Rate limits are off unless a suite sets RATE_LIMITS: suites send many calls from one address. */
 export function testConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...env });
+  return loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMITS: 'off', ...env });
 }
 
 export async function startTestApp(config: Config, log: Logger = createLogger(process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent')): Promise<TestApp> {
@@ -22,9 +23,9 @@ export async function startTestApp(config: Config, log: Logger = createLogger(pr
 }
 
 /** The real service process (src/main.ts) on a free port; resolves once it logs "listening". */
-export function startServiceProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+export function startServiceProcess(env: Record<string, string>, opts: { nodeArgs?: string[] } = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...(opts.nodeArgs ?? []), 'src/main.ts'], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const onData = (chunk: Buffer) => {
       out += chunk.toString();

@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from './db.ts';
 import { startTestApp, testConfig, type TestApp } from './app.ts';
 import { startTestDevnet, type TestDevnet } from './devnet.ts';
 import { assertMatchesContract } from './contract.ts';
+import type { ChainsConfig } from '../../src/config.ts';
 
 export const xPayment = (network: string, scheme: string, payload: Record<string, unknown>, encoding: 'base64url' | 'base64' = 'base64url') =>
   Buffer.from(JSON.stringify({ x402Version: 1, scheme, network, payload })).toString(encoding);
@@ -66,12 +67,15 @@ export interface PaidTestEnv {
   close(): Promise<void>;
 }
 
-/** A devnet, a fresh database and the app on them, with short payment polling for refusals. */
-export async function startPaidTestEnv(name: string, env: Record<string, string> = {}): Promise<PaidTestEnv> {
+/**
+ * A devnet, a fresh database and the app on them, with short payment polling for refusals.
+ * `chains` may route the service's RPC through something else (a proxy) than the devnet itself.
+ */
+export async function startPaidTestEnv(name: string, env: Record<string, string> = {}, chains?: (devnet: TestDevnet) => Promise<ChainsConfig>): Promise<PaidTestEnv> {
   const devnet = await startTestDevnet();
   const db = await createTestDatabase(name);
   const rec = recordingLogger();
-  const config = { ...testConfig({ DATABASE_URL: db.url, PAYMENT_POLL_TIMEOUT_MS: '1500', PAYMENT_POLL_INTERVAL_MS: '200', ...env }), chains: devnet.chains };
+  const config = { ...testConfig({ DATABASE_URL: db.url, PAYMENT_POLL_TIMEOUT_MS: '1500', PAYMENT_POLL_INTERVAL_MS: '200', ...env }), chains: chains ? await chains(devnet) : devnet.chains };
   const t = await startTestApp(config, rec.log);
   const sql = new pg.Client({ connectionString: db.url });
   await sql.connect();

@@ -1,22 +1,10 @@
 /**
- * Opens a PDF with pdf.js and turns its failures into the answers buyers see. Every
+ * Opens a PDF with PDFium and turns its failures into the answers buyers see. Every
  * problem with the bytes becomes 422 invalid_document with a message naming it, because
  * these checks run before any quote: nobody pays for a file we cannot read.
  */
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
-import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { AppError } from '../../http/app-error.ts';
-
-export type { PDFDocumentProxy };
-export type PDFPageProxy = Awaited<ReturnType<PDFDocumentProxy['getPage']>>;
-
-const standardFontDataUrl = (): string => {
-  const pkg = createRequire(import.meta.url).resolve('pdfjs-dist/package.json');
-  return pathToFileURL(path.join(path.dirname(pkg), 'standard_fonts') + path.sep).href;
-};
+import { discardPdfium, isPdfiumCrash, loadPdfium, type Pdfium } from './pdfium-module.ts';
 
 const ascii = (bytes: Uint8Array, start: number, end: number): string => {
   let s = '';
@@ -28,78 +16,150 @@ const ascii = (bytes: Uint8Array, start: number, end: number): string => {
 export const hasPdfHeader = (bytes: Uint8Array): boolean => ascii(bytes, 0, 1024).includes('%PDF-');
 
 /**
- * pdf.js rebuilds a damaged cross-reference table by scanning, so a file cut short often
+ * PDF readers rebuild a damaged cross-reference table by scanning, so a file cut short often
  * still "opens" with pages missing. The end-of-file marker is the cheap, reliable tell; the
  * tail window is generous because some producers append a few KB after %%EOF.
  */
 export const hasEofMarker = (bytes: Uint8Array): boolean => ascii(bytes, bytes.length - 4096, bytes.length).includes('%%EOF');
 
-export interface OpenPdfOptions {
-  /**
-   * pdf.js detaches the array it is given (it transfers it to its own worker port). Pass
-   * true when the caller still needs the bytes afterwards.
-   */
-  copy?: boolean;
-  /** Keep images (OCR of scanned pages needs them); text tools drop them to save CPU and memory. */
-  withImages?: boolean;
-}
-
-/** Checks that are cheap enough to run before touching pdf.js. */
+/** Checks that are cheap enough to run before touching the parser. */
 export function assertPdfShape(bytes: Uint8Array): void {
   if (!hasPdfHeader(bytes)) throw new AppError('invalid_document', 422, 'not a PDF: the %PDF- header is missing');
   if (!hasEofMarker(bytes)) throw new AppError('invalid_document', 422, 'the PDF is truncated: no %%EOF marker at the end of the file');
 }
 
-const mapOpenError = (error: unknown): AppError => {
-  const name = (error as { name?: string } | null)?.name;
-  const message = (error as { message?: string } | null)?.message ?? String(error);
-  if (name === 'PasswordException') {
+/** FPDF_GetLastError codes (fpdfview.h). */
+const FPDF_ERR = { UNKNOWN: 1, FILE: 2, FORMAT: 3, PASSWORD: 4, SECURITY: 5, PAGE: 6 } as const;
+
+const openError = (code: number): AppError => {
+  if (code === FPDF_ERR.PASSWORD) {
     return new AppError('invalid_document', 422, 'the PDF is encrypted and needs a password', { hint: 'send the document without password protection' });
   }
-  if (name === 'InvalidPDFException') return new AppError('invalid_document', 422, `not a readable PDF: ${message}`);
-  return new AppError('invalid_document', 422, `the PDF could not be read: ${message}`);
+  if (code === FPDF_ERR.SECURITY) return new AppError('invalid_document', 422, 'the PDF uses an unsupported security handler');
+  if (code === FPDF_ERR.FORMAT || code === FPDF_ERR.FILE) return new AppError('invalid_document', 422, 'not a readable PDF: the file is corrupt or not a PDF');
+  return new AppError('invalid_document', 422, `the PDF could not be read (PDFium error ${code})`);
 };
 
-/**
- * pdf.js parses in a "fake worker" on this thread when it runs in Node. Handing it the
- * worker module up front (its documented globalThis.pdfjsWorker hook) saves a dynamic
- * import of 2 MB on the first document. Call it at startup so the first quote does not pay
- * for loading it (seconds under tsx).
- */
-export async function preloadPdfParser(): Promise<void> {
-  const g = globalThis as { pdfjsWorker?: unknown };
-  if (g.pdfjsWorker) return;
-  // @ts-expect-error -- the worker bundle ships without type declarations.
-  g.pdfjsWorker = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
+/** One loaded page. Close it before loading many more: a page holds its parsed content. */
+export interface PdfPage {
+  pdfium: Pdfium;
+  /** FPDF_PAGE handle. */
+  handle: number;
+  /** The page's box as shown (crop box within the media box), PDF user space: [x0, y0, x1, y1]. */
+  viewBox: [number, number, number, number];
+  /** /Rotate in quarter turns clockwise. */
+  rotate: 0 | 1 | 2 | 3;
+  /** FPDF_TEXTPAGE handle, loaded on first use (the costly part of reading text). */
+  textPage(): number;
+  close(): void;
 }
 
-export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): Promise<PDFDocumentProxy> {
+export interface PdfDocument {
+  pdfium: Pdfium;
+  numPages: number;
+  /** 1-based, as pdf.js numbered pages. Throws when PDFium cannot load the page. */
+  getPage(pageNumber: number): PdfPage;
+  /** Whether the page's dictionary can be read (its size), without parsing its content: cheap. */
+  hasPage(pageNumber: number): boolean;
+  destroy(): void;
+}
+
+/**
+ * PDFium warms up once per thread (compiling its WebAssembly, ~150 ms). Call it at startup
+ * so the first quote does not pay for it.
+ */
+export async function preloadPdfParser(): Promise<void> {
+  await loadPdfium();
+}
+
+/**
+ * Turns a PDFium crash into the answer for an unreadable document, after dropping the crashed
+ * instance; other errors pass through.
+ */
+export function pdfiumCrashAsAppError(error: unknown): unknown {
+  if (!isPdfiumCrash(error)) return error;
+  discardPdfium();
+  return new AppError('invalid_document', 422, 'the PDF could not be processed: the PDF engine failed on it');
+}
+
+export async function openPdf(bytes: Uint8Array, options: { password?: string } = {}): Promise<PdfDocument> {
   assertPdfShape(bytes);
-  await preloadPdfParser();
-  // pdf.js refuses Node Buffers; a plain view over the same memory is enough.
-  const data = options.copy ? new Uint8Array(bytes) : Buffer.isBuffer(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes;
-  const task = pdfjs.getDocument({
-    data,
-    verbosity: pdfjs.VerbosityLevel.ERRORS,
-    // Untrusted input: never compile font programs into JS functions.
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    standardFontDataUrl: standardFontDataUrl(),
-    // Text tools never paint images; dropping them skips decoding scans page after page.
-    maxImageSize: options.withImages ? -1 : 1,
-    enableXfa: false,
-  });
   try {
-    const doc = await task.promise;
-    if (doc.numPages < 1) {
-      await doc.destroy();
-      throw new AppError('invalid_document', 422, 'the PDF has no pages');
-    }
-    return doc;
+    return await openWithPdfium(bytes, options);
   } catch (error) {
-    await task.destroy().catch(() => undefined);
-    if (error instanceof AppError) throw error;
-    throw mapOpenError(error);
+    throw pdfiumCrashAsAppError(error);
   }
+}
+
+async function openWithPdfium(bytes: Uint8Array, options: { password?: string }): Promise<PdfDocument> {
+  const pdfium = await loadPdfium();
+  const { x } = pdfium;
+  // PDFium reads the document from its own memory for as long as it is open: one copy in,
+  // freed on destroy(). The caller's bytes are left untouched.
+  const data = x.malloc(bytes.length);
+  if (!data) throw new AppError('document_too_complex', 422, 'the document is too large to open');
+  pdfium.u8().set(bytes, data);
+  let password = 0;
+  if (options.password !== undefined) {
+    const utf8 = Buffer.from(options.password + '\0', 'utf8');
+    password = x.malloc(utf8.length);
+    pdfium.u8().set(utf8, password);
+  }
+  const doc = x.FPDF_LoadMemDocument(data, bytes.length, password);
+  if (password) x.free(password);
+  if (!doc) {
+    const code = x.FPDF_GetLastError();
+    x.free(data);
+    throw openError(code);
+  }
+  const numPages = x.FPDF_GetPageCount(doc);
+  let closed = false;
+  const destroy = () => {
+    if (closed || pdfium.discarded()) return;
+    closed = true;
+    x.FPDF_CloseDocument(doc);
+    x.free(data);
+  };
+  if (numPages < 1) {
+    destroy();
+    throw new AppError('invalid_document', 422, 'the PDF has no pages');
+  }
+  const rect = x.malloc(16);
+  return {
+    pdfium,
+    numPages,
+    getPage(pageNumber) {
+      const handle = x.FPDF_LoadPage(doc, pageNumber - 1);
+      if (!handle) throw new Error(`PDFium could not load page ${pageNumber}`);
+      // FS_RECTF: left, top, right, bottom.
+      x.FPDF_GetPageBoundingBox(handle, rect);
+      const f32 = pdfium.f32();
+      const [left, top, right, bottom] = [f32[rect >> 2], f32[(rect >> 2) + 1], f32[(rect >> 2) + 2], f32[(rect >> 2) + 3]];
+      let textPage = 0;
+      return {
+        pdfium,
+        handle,
+        viewBox: [Math.min(left, right), Math.min(top, bottom), Math.max(left, right), Math.max(top, bottom)],
+        rotate: (((x.FPDFPage_GetRotation(handle) % 4) + 4) % 4) as 0 | 1 | 2 | 3,
+        textPage() {
+          textPage ||= x.FPDFText_LoadPage(handle);
+          return textPage;
+        },
+        close() {
+          // After a crash the instance is gone: closing would call into it again.
+          if (pdfium.discarded()) return;
+          if (textPage) x.FPDFText_ClosePage(textPage);
+          textPage = 0;
+          x.FPDF_ClosePage(handle);
+        },
+      };
+    },
+    hasPage(pageNumber) {
+      return x.FPDF_GetPageSizeByIndexF(doc, pageNumber - 1, rect) !== 0;
+    },
+    destroy() {
+      if (!closed && !pdfium.discarded()) x.free(rect);
+      destroy();
+    },
+  };
 }

@@ -1,21 +1,24 @@
 /**
- * Real font names ("Helvetica-Bold") only reach the main side of pdf.js once the page's
- * operator list has been built; the text layer alone knows internal ids ("g_d0_f2").
+ * Font names of text runs. PDFium knows each text object's font; its base font name is read
+ * once per font of a page (runs carry the cleaned name as their fontId).
  */
-import type { PDFPageProxy } from './open-pdf.ts';
+import type { Pdfium } from './pdfium-module.ts';
 
 /** Strips the subset tag of embedded subsets ("ABCDEF+Arial-BoldMT" -> "Arial-BoldMT"). */
 export const cleanFontName = (name: string): string => name.replace(/^[A-Z]{6}\+/, '');
 
-export function fontNameOf(page: PDFPageProxy, fontId: string): string | null {
-  try {
-    const objs = page.commonObjs as unknown as { has(id: string): boolean; get(id: string): { name?: string } | null };
-    if (!objs.has(fontId)) return null;
-    const font = objs.get(fontId);
-    return font?.name ? cleanFontName(font.name) : null;
-  } catch {
-    return null;
-  }
+/** Base font name of a PDFium font handle, subset tag removed; '' when it has none. */
+export function baseFontName(pdfium: Pdfium, font: number, scratch: { ptr: number; size: number }): string {
+  if (!font) return '';
+  const { x } = pdfium;
+  const length = x.FPDFFont_GetBaseFontName(font, scratch.ptr, scratch.size);
+  if (length <= 0) return '';
+  if (length > scratch.size) return '';
+  // UTF-8 with a terminating NUL.
+  return cleanFontName(Buffer.from(pdfium.u8().subarray(scratch.ptr, scratch.ptr + length - 1)).toString('utf8'));
 }
+
+/** The font name of a run's fontId (OCR runs and unnamed fonts have none). */
+export const fontNameOf = (fontId: string): string | null => (fontId && !fontId.startsWith('ocr:') ? fontId : null);
 
 export const isBoldFont = (name: string | null): boolean => !!name && /bold|black|heavy|semibold|demi/i.test(name);

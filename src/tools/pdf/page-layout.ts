@@ -1,13 +1,14 @@
 /**
- * Turns a pdf.js page into text fragments in reading order. Everything is computed in a
- * "reading frame": the page turned so that its dominant text direction runs left to right
- * with y growing downwards. That one normalisation covers /Rotate pages, landscape pages
- * drawn sideways and upside-down scans with a text layer, so the ordering code below only
- * ever deals with horizontal text.
+ * Turns a page's characters (from PDFium) into text fragments in reading order. Everything
+ * is computed in a "reading frame": the page turned so that its dominant text direction runs
+ * left to right with y growing downwards. That one normalisation covers /Rotate pages,
+ * landscape pages drawn sideways and upside-down scans with a text layer, so the ordering
+ * code below only ever deals with horizontal text.
  */
-import type { PDFPageProxy } from './open-pdf.ts';
+import type { PdfPage } from './open-pdf.ts';
+import { baseFontName } from './page-fonts.ts';
 
-/** One pdf.js text item, positioned in the reading frame. */
+/** A run of characters of one text object on one line, positioned in the reading frame. */
 export interface TextRun {
   text: string;
   x0: number;
@@ -16,6 +17,7 @@ export interface TextRun {
   top: number;
   bottom: number;
   size: number;
+  /** Font name without subset tag ('' when unknown); "ocr:..." for OCR words. */
   fontId: string;
 }
 
@@ -40,25 +42,13 @@ export interface Frame {
   toFrame(x: number, y: number): [number, number];
   /** Reading frame point -> display. */
   toDisplay(u: number, v: number): [number, number];
-  /** Transform (pdf.js 6-element matrix) from PDF user space to display space. */
+  /** Transform (6-element matrix) from PDF user space to display space (origin top-left, y down). */
   viewportTransform: number[];
 }
 
 export interface PageText {
   frame: Frame;
   fragments: Fragment[];
-}
-
-interface PdfjsTextItem {
-  str: string;
-  transform: number[];
-  width: number;
-  height: number;
-  fontName: string;
-}
-interface PdfjsStyle {
-  ascent?: number;
-  descent?: number;
 }
 
 const multiply = (m1: number[], m2: number[]): number[] => [
@@ -91,6 +81,24 @@ export function makeFrame(displayWidth: number, displayHeight: number, quarter: 
   return { displayWidth: W, displayHeight: H, width: sideways ? H : W, height: sideways ? W : H, quarter, toFrame, toDisplay, viewportTransform };
 }
 
+/**
+ * PDF user space -> the page as displayed (origin top-left, y down, /Rotate applied), at
+ * scale 1: the same matrix as pdf.js's PageViewport, so coordinates did not move when the
+ * engine changed.
+ */
+export function displayTransform(viewBox: [number, number, number, number], rotate: 0 | 1 | 2 | 3): { transform: number[]; width: number; height: number } {
+  const [x0, y0, x1, y1] = viewBox;
+  const cx = (x0 + x1) / 2;
+  const cy = (y0 + y1) / 2;
+  const [a, b, c, d] = ([[1, 0, 0, -1], [0, 1, 1, 0], [-1, 0, 0, 1], [0, -1, -1, 0]] as const)[rotate];
+  const sideways = a === 0;
+  const offX = sideways ? Math.abs(cy - y0) : Math.abs(cx - x0);
+  const offY = sideways ? Math.abs(cx - x0) : Math.abs(cy - y0);
+  const width = sideways ? Math.abs(y1 - y0) : Math.abs(x1 - x0);
+  const height = sideways ? Math.abs(x1 - x0) : Math.abs(y1 - y0);
+  return { transform: [a, b, c, d, offX - a * cx - c * cy, offY - b * cx - d * cy], width, height };
+}
+
 const quarterOf = (dx: number, dy: number): 0 | 1 | 2 | 3 => {
   const q = Math.round(Math.atan2(dy, dx) / (Math.PI / 2));
   return (((q % 4) + 4) % 4) as 0 | 1 | 2 | 3;
@@ -102,59 +110,199 @@ const median = (values: number[]): number => {
   return s[Math.floor(s.length / 2)];
 };
 
-/** Reads the text layer of one page into runs positioned in its reading frame. */
-export async function readPageText(page: PDFPageProxy): Promise<PageText> {
-  const viewport = page.getViewport({ scale: 1 });
-  const content = await page.getTextContent();
-  const styles = content.styles as Record<string, PdfjsStyle>;
-  const raw: { item: PdfjsTextItem; m: number[]; q: 0 | 1 | 2 | 3 }[] = [];
-  const weight = [0, 0, 0, 0];
-  for (const entry of content.items) {
-    const item = entry as PdfjsTextItem;
-    if (typeof item.str !== 'string' || item.str.trim() === '') continue;
-    const m = multiply(viewport.transform, item.transform);
-    const q = quarterOf(m[0], m[1]);
-    weight[q] += item.str.length;
-    raw.push({ item, m, q });
+/** Characters of one text object on one line, in PDF user space, before the frame is known. */
+interface RawRun {
+  text: string;
+  object: number;
+  font: number;
+  /** Loose box (font ascent to descent, origin to advance) of its characters. */
+  left: number;
+  bottom: number;
+  right: number;
+  top: number;
+  /** Origin of the first character (on the baseline). */
+  ox: number;
+  oy: number;
+  /** Unit direction of the baseline, user space. */
+  dx: number;
+  dy: number;
+  size: number;
+  /** Furthest extent along the baseline so far, to spot a gap or a wide jump inside one text object. */
+  reach: number;
+  pendingSpace: boolean;
+}
+
+/** Within one text object, a jump wider than this many font sizes starts another run (a column or a cell). */
+const RUN_GAP = 0.8;
+/** A gap wider than this many font sizes between two characters of a run is a word space (pdf.js used 0.102). */
+const SPACE_GAP = 0.1;
+
+const isSpace = (u: number) => u === 0x20 || u === 0x09 || u === 0xa0 || (u >= 0x2000 && u <= 0x200b) || u === 0x3000;
+
+/**
+ * Compatibility characters that text extraction folds, as pdf.js did (its text layer
+ * normalised them): ligatures "ﬁ" -> "fi" and the like, so words match what people search.
+ */
+const foldChar = (u: number): string => {
+  const ch = String.fromCodePoint(u);
+  return (u >= 0xfb00 && u <= 0xfb4f) || (u >= 0x2024 && u <= 0x2026) ? ch.normalize('NFKC') : ch;
+};
+
+/**
+ * Reads the text layer of one page into runs positioned in its reading frame. PDFium gives
+ * each character its unicode value, its text object and its box; runs are consecutive
+ * characters of one text object, cut at PDFium's line breaks and at wide jumps, which is
+ * about what pdf.js reported as text items.
+ *
+ * Cost matters here (a call per character per property): per character only unicode, text
+ * object and loose box are read; matrix, origin, size and font once per run.
+ */
+export function readPageText(page: PdfPage): PageText {
+  const { pdfium } = page;
+  const { x } = pdfium;
+  const view = displayTransform(page.viewBox, page.rotate);
+  const vt = view.transform;
+  const tp = page.textPage();
+  const count = tp ? x.FPDFText_CountChars(tp) : 0;
+  if (count <= 0) return { frame: makeFrame(view.width, view.height, 0, vt), fragments: [] };
+
+  const [vx0, vy0, vx1, vy1] = page.viewBox;
+  // Scratch memory: a loose box (4 floats), a matrix (6 floats), an origin (2 doubles), a font name.
+  const scratch = x.malloc(384);
+  const loose = scratch + 32;
+  const matrix = scratch + 48;
+  const origin = scratch + 72;
+  const nameBuffer = { ptr: scratch + 128, size: 256 };
+  const fontNames = new Map<number, string>();
+  const raw: RawRun[] = [];
+  let cur: RawRun | null = null;
+  const flush = () => {
+    const run: RawRun | null = cur;
+    cur = null;
+    if (!run || !run.text) return;
+    // A space that ended a run stays in its text, as it did in pdf.js's items: the next run
+    // may sit closer than the layout's word-gap threshold (a word in another font).
+    if (run.pendingSpace) run.text += ' ';
+    raw.push(run);
+  };
+  try {
+    for (let k = 0; k < count; k++) {
+      // One call per character: FPDFText_GetText would be one call per page, but it returns
+      // PDFium's text buffer, whose indices drift from the character indices.
+      const u = x.FPDFText_GetUnicode(tp, k);
+      if (u === 0x0d || u === 0x0a) {
+        // PDFium's line breaks (generated between lines it found): a run never spans them.
+        flush();
+        continue;
+      }
+      // Spaces, the document's or the ones PDFium generated for wide gaps, are only noted.
+      if (isSpace(u)) {
+        if (cur) cur.pendingSpace = true;
+        continue;
+      }
+      // PDFium reports a hyphen that ends a line as U+0002.
+      const code = u === 0x02 ? 0x2d : u;
+      if (code < 0x20 || code === 0xfffe || code === 0xffff) continue;
+      const object = x.FPDFText_GetTextObject(tp, k);
+      if (!x.FPDFText_GetLooseCharBox(tp, k, loose)) continue;
+      const f32box = pdfium.f32();
+      // FS_RECTF: left, top, right, bottom.
+      const l = f32box[loose >> 2];
+      const tp_ = f32box[(loose >> 2) + 1];
+      const r = f32box[(loose >> 2) + 2];
+      const bt = f32box[(loose >> 2) + 3];
+      // Text wholly outside the page's visible box (cut off by the crop box) is not on the
+      // page as shown; pdftotext and pdf.js leave it out too.
+      if (Math.max(l, r) < vx0 || Math.min(l, r) > vx1 || Math.max(tp_, bt) < vy0 || Math.min(tp_, bt) > vy1) continue;
+      if (cur !== null && cur.object === object) {
+        const run: RawRun = cur;
+        // Extent of this character along the run's baseline (the loose box spans its advance).
+        const p1 = l * run.dx + bt * run.dy;
+        const p2 = r * run.dx + tp_ * run.dy;
+        const p3 = l * run.dx + tp_ * run.dy;
+        const p4 = r * run.dx + bt * run.dy;
+        const along0 = Math.min(p1, p2, p3, p4);
+        const along1 = Math.max(p1, p2, p3, p4);
+        const gap = along0 - run.reach;
+        if (!(gap > RUN_GAP * run.size || along1 < run.reach - 4 * run.size)) {
+          // A visible gap inside a text object is a space even when the document has none
+          // (letter-spaced code listings, words placed by kerning): pdf.js's threshold.
+          if (run.pendingSpace || gap > SPACE_GAP * run.size) run.text += ' ';
+          run.pendingSpace = false;
+          run.text += foldChar(code);
+          if (l < run.left) run.left = l;
+          if (r > run.right) run.right = r;
+          if (bt < run.bottom) run.bottom = bt;
+          if (tp_ > run.top) run.top = tp_;
+          if (along1 > run.reach) run.reach = along1;
+          continue;
+        }
+      }
+      flush();
+      // A new run: its matrix, size, origin and font, once.
+      x.FPDFText_GetMatrix(tp, k, matrix);
+      x.FPDFText_GetCharOrigin(tp, k, origin, origin + 8);
+      const fontSize = x.FPDFText_GetFontSize(tp, k);
+      const f32 = pdfium.f32();
+      const o64 = pdfium.f64();
+      const [a, b, c, d] = [f32[matrix >> 2], f32[(matrix >> 2) + 1], f32[(matrix >> 2) + 2], f32[(matrix >> 2) + 3]];
+      const scaleX = Math.hypot(a, b);
+      const dx = scaleX ? a / scaleX : 1;
+      const dy = scaleX ? b / scaleX : 0;
+      const size = fontSize * Math.hypot(c, d) || Math.abs(tp_ - bt) || 1;
+      const font = x.FPDFTextObj_GetFont(object);
+      if (!fontNames.has(font)) fontNames.set(font, baseFontName(pdfium, font, nameBuffer));
+      const reach = Math.max(l * dx + bt * dy, r * dx + tp_ * dy, l * dx + tp_ * dy, r * dx + bt * dy);
+      cur = {
+        text: foldChar(code),
+        object,
+        font,
+        left: Math.min(l, r),
+        right: Math.max(l, r),
+        bottom: Math.min(bt, tp_),
+        top: Math.max(bt, tp_),
+        ox: o64[origin >> 3],
+        oy: o64[(origin >> 3) + 1],
+        dx,
+        dy,
+        size,
+        reach,
+        pendingSpace: false,
+      };
+    }
+    flush();
+  } finally {
+    x.free(scratch);
   }
+
+  // The dominant direction on the display decides the reading frame.
+  const weight = [0, 0, 0, 0];
+  const quarters = raw.map((r) => {
+    const q = quarterOf(vt[0] * r.dx + vt[2] * r.dy, vt[1] * r.dx + vt[3] * r.dy);
+    weight[q] += r.text.length;
+    return q;
+  });
   const dominant = weight.indexOf(Math.max(...weight)) as 0 | 1 | 2 | 3;
-  const frame = makeFrame(viewport.width, viewport.height, dominant, viewport.transform);
-  const runs: TextRun[] = [];
-  for (const { item, m } of raw) {
-    const size = Math.hypot(m[2], m[3]) || item.height || 1;
-    const scaleX = Math.hypot(m[0], m[1]);
-    const style = styles[item.fontName] ?? {};
-    const ascent = style.ascent && style.ascent > 0 ? style.ascent : 0.8;
-    const descent = style.descent && style.descent < 0 ? style.descent : -0.2;
-    // Baseline direction and "up" direction in display space, unit length.
-    const dir = scaleX ? [m[0] / scaleX, m[1] / scaleX] : [1, 0];
-    const up = [-(m[2] / size), -(m[3] / size)];
-    const ox = m[4];
-    const oy = m[5];
-    // pdf.js reports width in user space along the baseline; the viewport is at scale 1.
-    const w = item.width;
-    const corners = [
-      [ox + up[0] * ascent * size, oy + up[1] * ascent * size],
-      [ox + dir[0] * w + up[0] * ascent * size, oy + dir[1] * w + up[1] * ascent * size],
-      [ox + up[0] * descent * size, oy + up[1] * descent * size],
-      [ox + dir[0] * w + up[0] * descent * size, oy + dir[1] * w + up[1] * descent * size],
-    ].map(([x, y]) => frame.toFrame(x, y));
-    const us = corners.map((c) => c[0]);
-    const vs = corners.map((c) => c[1]);
-    const top = Math.min(...vs);
+  const frame = makeFrame(view.width, view.height, dominant, vt);
+  const toFrame = (px: number, py: number) => frame.toFrame(vt[0] * px + vt[2] * py + vt[4], vt[1] * px + vt[3] * py + vt[5]);
+  const runs: TextRun[] = raw.map((r, i) => {
+    const corners = [toFrame(r.left, r.bottom), toFrame(r.right, r.bottom), toFrame(r.left, r.top), toFrame(r.right, r.top)];
+    const us = corners.map((p) => p[0]);
+    const vs = corners.map((p) => p[1]);
     const bottom = Math.max(...vs);
-    runs.push({
-      text: item.str,
+    return {
+      text: r.text,
       x0: Math.min(...us),
       x1: Math.max(...us),
-      top,
+      top: Math.min(...vs),
       bottom,
-      // For runs in another direction than the page's, the bottom of the box stands in.
-      baseline: bottom + descent * size,
-      size,
-      fontId: item.fontName,
-    });
-  }
+      // Runs in another direction than the page's have no usable origin in this frame:
+      // the bottom of their box, less a typical descent, stands in.
+      baseline: quarters[i] === dominant ? toFrame(r.ox, r.oy)[1] : bottom - 0.2 * r.size,
+      size: r.size,
+      fontId: fontNames.get(r.font) ?? '',
+    };
+  });
   return { frame, fragments: buildFragments(runs) };
 }
 

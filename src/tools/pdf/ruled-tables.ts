@@ -3,8 +3,7 @@
  * list of short lines, but rules can: a grid of strokes is a table, and so is a stack of
  * full-width rules (booktabs style) with aligned cells between them.
  */
-import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
-import type { PDFPageProxy } from './open-pdf.ts';
+import type { PdfPage } from './open-pdf.ts';
 import { applyMatrix, multiplyMatrix, type Frame, type Fragment, type TextRun } from './page-layout.ts';
 
 export interface Segment {
@@ -14,77 +13,97 @@ export interface Segment {
   y1: number;
 }
 
-const OPS = pdfjs.OPS;
-const STROKES = new Set<number>([OPS.stroke, OPS.closeStroke, OPS.fillStroke, OPS.eoFillStroke, OPS.closeFillStroke, OPS.closeEOFillStroke]);
-const FILLS = new Set<number>([OPS.fill, OPS.eoFill]);
-const DRAW = { moveTo: 0, lineTo: 1, curveTo: 2, closePath: 3 };
+/** fpdf_edit.h constants. */
+const OBJ = { PATH: 2, FORM: 5 } as const;
+const SEGMENT = { LINETO: 0, BEZIERTO: 1, MOVETO: 2 } as const;
+/** Nested forms deeper than this are not searched for rules (a table is never that deep). */
+const MAX_FORM_DEPTH = 8;
 
-/** Straight horizontal and vertical strokes of the page, in its reading frame. */
-export async function readRulings(page: PDFPageProxy, frame: Frame): Promise<Segment[]> {
-  const list = await page.getOperatorList();
+/** Straight horizontal and vertical strokes of the page (and thin filled bars), in its reading frame. */
+export function readRulings(page: PdfPage, frame: Frame): Segment[] {
+  const { pdfium } = page;
+  const { x } = pdfium;
   const segments: Segment[] = [];
-  let ctm = [1, 0, 0, 1, 0, 0];
-  const stack: number[][] = [];
-  const toFrame = (x: number, y: number): [number, number] => {
-    const [dx, dy] = applyMatrix(frame.viewportTransform, ...applyMatrix(ctm, x, y));
-    return frame.toFrame(dx, dy);
+  // Scratch: a matrix (6 floats), a point (2 floats), fill mode + stroke flag (2 ints).
+  const scratch = x.malloc(48);
+  const matrixOf = (object: number): number[] => {
+    if (!x.FPDFPageObj_GetMatrix(object, scratch)) return [1, 0, 0, 1, 0, 0];
+    const f32 = pdfium.f32();
+    return Array.from(f32.subarray(scratch >> 2, (scratch >> 2) + 6));
   };
-  const push = (ax: number, ay: number, bx: number, by: number) => {
-    const [x0, y0] = toFrame(ax, ay);
-    const [x1, y1] = toFrame(bx, by);
-    segments.push({ x0: Math.min(x0, x1), y0: Math.min(y0, y1), x1: Math.max(x0, x1), y1: Math.max(y0, y1) });
-  };
-  for (let i = 0; i < list.fnArray.length; i++) {
-    const fn = list.fnArray[i];
-    const args = list.argsArray[i] as unknown[];
-    if (fn === OPS.save) stack.push(ctm);
-    else if (fn === OPS.restore) ctm = stack.pop() ?? [1, 0, 0, 1, 0, 0];
-    else if (fn === OPS.transform) ctm = multiplyMatrix(ctm, args as number[]);
-    else if (fn === OPS.paintFormXObjectBegin) {
-      stack.push(ctm);
-      const m = args[0] as number[] | null;
-      if (m) ctm = multiplyMatrix(ctm, Array.from(m));
-    } else if (fn === OPS.paintFormXObjectEnd) ctm = stack.pop() ?? [1, 0, 0, 1, 0, 0];
-    else if (fn === OPS.constructPath) {
-      const [op, [buffer], minMax] = args as [number, [Float32Array | null], Float32Array | null];
-      if (!buffer) continue;
-      if (STROKES.has(op)) {
-        let cx = 0;
-        let cy = 0;
-        let sx = 0;
-        let sy = 0;
-        for (let k = 0; k < buffer.length; ) {
-          const d = buffer[k++];
-          if (d === DRAW.moveTo) {
-            cx = sx = buffer[k++];
-            cy = sy = buffer[k++];
-          } else if (d === DRAW.lineTo) {
-            const x = buffer[k++];
-            const y = buffer[k++];
-            push(cx, cy, x, y);
-            cx = x;
-            cy = y;
-          } else if (d === DRAW.curveTo) {
-            cx = buffer[k + 4];
-            cy = buffer[k + 5];
-            k += 6;
-          } else if (d === DRAW.closePath) {
-            push(cx, cy, sx, sy);
-            cx = sx;
-            cy = sy;
-          } else break;
-        }
-      } else if (FILLS.has(op) && minMax) {
-        // A thin filled rectangle is how many producers draw a rule.
-        const [x0, y0, x1, y1] = [minMax[0], minMax[1], minMax[2], minMax[3]];
-        const [ax, ay] = toFrame(x0, y0);
-        const [bx, by] = toFrame(x1, y1);
-        const w = Math.abs(bx - ax);
-        const h = Math.abs(by - ay);
-        if (h <= 2.5 && w > 10) push(x0, (y0 + y1) / 2, x1, (y0 + y1) / 2);
-        else if (w <= 2.5 && h > 10) push((x0 + x1) / 2, y0, (x0 + x1) / 2, y1);
+  const visitPath = (path: number, ctm: number[]) => {
+    if (!x.FPDFPath_GetDrawMode(path, scratch + 32, scratch + 36)) return;
+    const i32 = new Int32Array(pdfium.u8().buffer, scratch + 32, 2);
+    const fillMode = i32[0];
+    const stroke = i32[1] !== 0;
+    if (!stroke && !fillMode) return;
+    const toFrame = (px: number, py: number): [number, number] => {
+      const [dx, dy] = applyMatrix(frame.viewportTransform, ...applyMatrix(ctm, px, py));
+      return frame.toFrame(dx, dy);
+    };
+    const push = (ax: number, ay: number, bx: number, by: number) => {
+      const [x0, y0] = toFrame(ax, ay);
+      const [x1, y1] = toFrame(bx, by);
+      segments.push({ x0: Math.min(x0, x1), y0: Math.min(y0, y1), x1: Math.max(x0, x1), y1: Math.max(y0, y1) });
+    };
+    const n = x.FPDFPath_CountSegments(path);
+    let cx = 0;
+    let cy = 0;
+    let sx = 0;
+    let sy = 0;
+    let minX = Infinity;
+    let minY = Infinity;
+    let maxX = -Infinity;
+    let maxY = -Infinity;
+    for (let i = 0; i < n; i++) {
+      const seg = x.FPDFPath_GetPathSegment(path, i);
+      if (!seg || !x.FPDFPathSegment_GetPoint(seg, scratch + 24, scratch + 28)) continue;
+      const f32 = pdfium.f32();
+      const px = f32[(scratch + 24) >> 2];
+      const py = f32[(scratch + 28) >> 2];
+      minX = Math.min(minX, px);
+      maxX = Math.max(maxX, px);
+      minY = Math.min(minY, py);
+      maxY = Math.max(maxY, py);
+      const type = x.FPDFPathSegment_GetType(seg);
+      if (type === SEGMENT.MOVETO) {
+        cx = sx = px;
+        cy = sy = py;
+      } else {
+        if (type === SEGMENT.LINETO && stroke) push(cx, cy, px, py);
+        cx = px;
+        cy = py;
+      }
+      if (x.FPDFPathSegment_GetClose(seg)) {
+        if (stroke) push(cx, cy, sx, sy);
+        cx = sx;
+        cy = sy;
       }
     }
+    if (!stroke && fillMode && n > 0) {
+      // A thin filled rectangle is how many producers draw a rule.
+      const [ax, ay] = toFrame(minX, minY);
+      const [bx, by] = toFrame(maxX, maxY);
+      const w = Math.abs(bx - ax);
+      const h = Math.abs(by - ay);
+      if (h <= 2.5 && w > 10) push(minX, (minY + maxY) / 2, maxX, (minY + maxY) / 2);
+      else if (w <= 2.5 && h > 10) push((minX + maxX) / 2, minY, (minX + maxX) / 2, maxY);
+    }
+  };
+  const visit = (object: number, parent: number[], depth: number) => {
+    const type = x.FPDFPageObj_GetType(object);
+    if (type === OBJ.PATH) visitPath(object, multiplyMatrix(parent, matrixOf(object)));
+    else if (type === OBJ.FORM && depth < MAX_FORM_DEPTH) {
+      const ctm = multiplyMatrix(parent, matrixOf(object));
+      const n = x.FPDFFormObj_CountObjects(object);
+      for (let i = 0; i < n; i++) visit(x.FPDFFormObj_GetObject(object, i), ctm, depth + 1);
+    }
+  };
+  try {
+    const n = x.FPDFPage_CountObjects(page.handle);
+    for (let i = 0; i < n; i++) visit(x.FPDFPage_GetObject(page.handle, i), [1, 0, 0, 1, 0, 0], 0);
+  } finally {
+    x.free(scratch);
   }
   return segments;
 }

@@ -1,0 +1,35 @@
+/**
+ * The spec's receipts for a transfer the buyer already made: EVM `{tx_hash}` and Solana
+ * `{signature, from, to, amount, mint}`. Everything is read from the chain (the claimed fields
+ * of a Solana receipt are ignored). Anyone can see a transfer to payTo, so a transfer pays
+ * only for a request quoted before its block; see docs/decisions.md for the race that remains.
+ */
+import type { Receipt } from './receipt.ts';
+import { receiptKey } from './receipt.ts';
+import { refusal } from './refusal.ts';
+import type { RailDeps, RailRequest, RailResult } from './rail.ts';
+import { TIMEOUT_SECONDS } from './quote.ts';
+import { judgeQuoteWindow, readArrivedPayment } from './verify-payment.ts';
+
+export async function settleTxReceipt(deps: RailDeps, req: RailRequest, receipt: Extract<Receipt, { kind: 'evm-tx' | 'solana-tx' }>): Promise<RailResult> {
+  const { network } = receipt;
+  const key = receiptKey(receipt);
+  const tx = receipt.kind === 'evm-tx' ? receipt.txHash : receipt.signature;
+  const known = await deps.gate.check(key, req.fingerprint);
+  if (known?.kind === 'replay') return { ok: true, key, tx, payer: '', network, outcome: known };
+  // A crashed run taken over by check() was accepted before (consumed with its ledger row).
+  if (known) return { ok: true, key, tx, payer: known.payment?.payer ?? '', network, outcome: known };
+
+  const arrived = await readArrivedPayment(deps.adapters[network], tx, deps.poll);
+  if (!arrived.ok) return arrived;
+
+  const window = judgeQuoteWindow(arrived.blockTime, {
+    quotedAt: await deps.quotes.quoteTimes(req.fingerprint),
+    maxTimeoutSeconds: TIMEOUT_SECONDS[receipt.scheme],
+    skewSeconds: deps.clockSkewSeconds,
+  });
+  if (window) return window;
+  if (arrived.amount < req.amount) return refusal('amount_mismatch', `Paid ${arrived.amount} but the quote requires ${req.amount} (USDC atomic units).`);
+  const outcome = await deps.gate.consume(key, network, req.fingerprint, req.ledgerFor(network, tx, arrived.payer, arrived.amount));
+  return { ok: true, key, tx, payer: arrived.payer, network, outcome };
+}

@@ -1,0 +1,73 @@
+/**
+ * Signatures on forwarded calls: the seller can check, with any RFC 9421 (HTTP Message
+ * Signatures) library, that a call came through the marketplace and was paid. The service
+ * signs with Ed25519 over the method, the target URI, the body's Content-Digest (RFC 9530)
+ * and the X-Paycall-* headers naming who paid with which transaction, plus a creation time.
+ * The public key and key id are published in /v1/_meta.
+ */
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** The components covered, in this order (RFC 9421 section 2). */
+export const SIGNED_COMPONENTS = ['@method', '@target-uri', 'content-digest', 'x-paycall-payer', 'x-paycall-tx', 'x-paycall-network'] as const;
+export const SIGNATURE_LABEL = 'paycall';
+
+export interface ForwardSigner {
+  keyid: string;
+  /** The Ed25519 public key, raw 32 bytes as base64url (the JWK `x`). */
+  publicKey: string;
+  /** The headers to add to a forwarded request (headers must already hold the covered ones). */
+  sign(message: { method: string; targetUri: string; headers: Record<string, string> }, createdSeconds?: number): { 'signature-input': string; signature: string };
+}
+
+/** RFC 9530 Content-Digest of a body whose SHA-256 is known. */
+export const contentDigest = (sha256: Buffer) => `sha-256=:${sha256.toString('base64')}:`;
+
+export function createForwardSigner(privateKey: KeyObject, keyid: string): ForwardSigner {
+  if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('the forward signing key must be an Ed25519 key');
+  if (!/^[\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(keyid)) throw new Error('the forward signing key id must be 1-64 printable characters without quotes or backslashes');
+  const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
+  return {
+    keyid,
+    publicKey: jwk.x as string,
+    sign({ method, targetUri, headers }, created = Math.floor(Date.now() / 1000)) {
+      const params = `(${SIGNED_COMPONENTS.map((c) => `"${c}"`).join(' ')});created=${created};keyid="${keyid}";alg="ed25519"`;
+      const value = (c: (typeof SIGNED_COMPONENTS)[number]) => {
+        if (c === '@method') return method.toUpperCase();
+        if (c === '@target-uri') return targetUri;
+        const v = headers[c];
+        if (v === undefined) throw new Error(`the forwarded request has no ${c} header to sign`);
+        // RFC 9421 2.1: the field value with leading and trailing whitespace removed.
+        return v.trim();
+      };
+      const base = [...SIGNED_COMPONENTS.map((c) => `"${c}": ${value(c)}`), `"@signature-params": ${params}`].join('\n');
+      const signature = sign(null, Buffer.from(base, 'utf8'), privateKey).toString('base64');
+      return { 'signature-input': `${SIGNATURE_LABEL}=${params}`, signature: `${SIGNATURE_LABEL}=:${signature}:` };
+    },
+  };
+}
+
+/**
+ * The devnet profile's key: generated once and kept in the data directory, so a seller testing
+ * against a local devnet sees the same key across restarts. Production passes its own key.
+ */
+export function loadOrCreateSigningKey(file: string): KeyObject {
+  if (existsSync(file)) return createPrivateKey(readFileSync(file, 'utf8'));
+  const { privateKey } = generateKeyPairSync('ed25519');
+  mkdirSync(dirname(file), { recursive: true });
+  // Written aside and renamed into place: a process killed mid-write leaves no half key behind.
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
+  renameSync(partial, file);
+  return privateKey;
+}
+
+/** A key given in configuration: PKCS#8 PEM, or the 32-byte Ed25519 seed in base64. */
+export function parseSigningKey(value: string): KeyObject {
+  if (value.includes('BEGIN')) return createPrivateKey(value);
+  const seed = Buffer.from(value, 'base64');
+  if (seed.length !== 32) throw new Error('must be a PKCS#8 PEM Ed25519 key or a base64 32-byte seed');
+  // PKCS#8 wrapping of a raw Ed25519 seed (RFC 8410): a fixed 16-byte prefix.
+  return createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
+}

@@ -1,0 +1,121 @@
+/**
+ * Forwards a paid call to the seller's upstream and streams the answer back.
+ *  - proxy mode: a 5xx (or no answer at all) is retried with back-off until the retry window
+ *    (60 s) is spent, then 502 upstream_5xx; no answer headers within the timeout (30 s) is 504
+ *    upstream_timeout. Both carry X-Service-Tx, the payment's transaction.
+ *  - paywall mode: one forward; whatever the upstream answers is passed back as it is.
+ * The buyer's credentials never travel: X-Payment, X-Session-Token, PAYMENT-SIGNATURE,
+ * Authorization and cookies are dropped, as are hop-by-hop headers; the service adds who paid
+ * (X-Paycall-*) and signs them with the body's digest (RFC 9421, forward-signature.ts).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { request, type Dispatcher } from 'undici';
+import { AppError } from '../http/app-error.ts';
+import { contentDigest, type ForwardSigner } from './forward-signature.ts';
+import type { SpooledBody } from './spool-body.ts';
+
+/** RFC 9110 7.6.1: meaningful for one connection only. */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+/** Never forwarded: the buyer's credentials, and what the service itself sets (so a buyer cannot forge it). */
+const REQUEST_DROPPED = ['host', 'content-length', 'x-payment', 'x-session-token', 'payment-signature', 'authorization', 'cookie', 'content-digest', 'signature', 'signature-input', 'expect'];
+const RESPONSE_DROPPED = ['set-cookie', 'content-length'];
+
+export interface ForwardDeps {
+  dispatcher: Dispatcher;
+  signer: ForwardSigner;
+  /** No answer headers within this long: 504 (default 30 s). */
+  timeoutMs: number;
+  /** Proxy mode keeps retrying a 5xx for this long (default 60 s). */
+  retryWindowMs: number;
+  /** First back-off; doubles up to 8 s. */
+  retryBaseMs: number;
+}
+
+export interface ForwardInput {
+  mode: 'proxy' | 'paywall';
+  upstreamUrl: string;
+  method: string;
+  headers: IncomingHttpHeaders;
+  body: SpooledBody;
+  payment: { payer: string; tx: string; network: string };
+}
+
+export interface ForwardAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Readable;
+  attempts: number;
+  /** Time to the answer's headers, last attempt. */
+  latencyMs: number;
+}
+
+/** Headers named in Connection are hop-by-hop too. */
+const connectionTokens = (value: string | string[] | undefined) =>
+  (Array.isArray(value) ? value.join(',') : (value ?? '')).split(',').map((t) => t.trim().toLowerCase()).filter(Boolean);
+
+export function forwardedHeaders(input: ForwardInput, signer: ForwardSigner): Record<string, string> {
+  const dropped = new Set([...HOP_BY_HOP, ...REQUEST_DROPPED, ...connectionTokens(input.headers.connection)]);
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(input.headers)) {
+    if (value === undefined || dropped.has(name) || name.startsWith('x-paycall-')) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  out['content-length'] = String(input.body.size);
+  out['content-digest'] = contentDigest(input.body.sha256);
+  out['x-paycall-payer'] = input.payment.payer;
+  out['x-paycall-tx'] = input.payment.tx;
+  out['x-paycall-network'] = input.payment.network;
+  return { ...out, ...signer.sign({ method: input.method, targetUri: input.upstreamUrl, headers: out }) };
+}
+
+function answerHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const dropped = new Set([...HOP_BY_HOP, ...RESPONSE_DROPPED, ...connectionTokens(headers.connection)]);
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || dropped.has(name.toLowerCase())) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+const isTimeout = (e: unknown) => {
+  const code = (e as { code?: string })?.code;
+  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || (e as Error)?.name === 'TimeoutError';
+};
+
+export async function forwardCall(deps: ForwardDeps, input: ForwardInput): Promise<ForwardAnswer> {
+  const serviceTx = { 'x-service-tx': input.payment.tx };
+  const started = Date.now();
+  const headers = forwardedHeaders(input, deps.signer);
+  let backoff = deps.retryBaseMs;
+  let lastProblem = '';
+  for (let attempt = 1; ; attempt++) {
+    const sent = performance.now();
+    try {
+      const res = await request(input.upstreamUrl, {
+        dispatcher: deps.dispatcher,
+        method: input.method as Dispatcher.HttpMethod,
+        headers,
+        body: input.body.open(),
+        headersTimeout: deps.timeoutMs,
+        // Between body chunks: a slow buyer holds the answer back (backpressure), which must not
+        // count against the upstream; a minute of silence still ends a stuck answer.
+        bodyTimeout: Math.max(deps.timeoutMs, 60_000),
+      });
+      const latencyMs = Math.round(performance.now() - sent);
+      if (res.statusCode < 500 || input.mode === 'paywall') return { status: res.statusCode, headers: answerHeaders(res.headers), body: res.body, attempts: attempt, latencyMs };
+      lastProblem = `answered ${res.statusCode}`;
+      await res.body.dump();
+    } catch (e) {
+      if (isTimeout(e)) {
+        throw new AppError('upstream_timeout', 504, `The seller's upstream did not answer within ${deps.timeoutMs / 1000} s. The payment is not refunded.`, { headers: serviceTx, cause: e });
+      }
+      lastProblem = `could not be reached (${(e as Error).message})`;
+    }
+    if (input.mode === 'paywall' || Date.now() - started + backoff > deps.retryWindowMs) break;
+    await new Promise((r) => setTimeout(r, backoff));
+    backoff = Math.min(backoff * 2, 8_000);
+  }
+  throw new AppError('upstream_5xx', 502, `The seller's upstream ${lastProblem}${input.mode === 'proxy' ? ` and kept failing for ${Math.round((Date.now() - started) / 1000)} s of retries` : ''}. The payment is not refunded.`, { headers: serviceTx });
+}

@@ -1,0 +1,46 @@
+/**
+ * An upstream answer is streamed to the buyer as it arrives, and a copy is kept for replays of
+ * the same receipt (the upstream is never called twice for one payment) as long as it stays
+ * under a bound: a larger answer is streamed once and not stored.
+ */
+import { PassThrough, type Readable } from 'node:stream';
+
+export interface TeedAnswer {
+  /** What to send to the buyer. */
+  stream: Readable;
+  /** The whole answer once it ended, or null when it outgrew the bound or failed midway. */
+  stored: Promise<Buffer | null>;
+}
+
+export function teeAnswer(body: Readable, maxBytes: number): TeedAnswer {
+  const stream = new PassThrough();
+  let chunks: Buffer[] | null = [];
+  let size = 0;
+  const stored = new Promise<Buffer | null>((resolve) => {
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (chunks && size <= maxBytes) chunks.push(chunk);
+      else {
+        chunks = null;
+        if (stream.destroyed) body.destroy();
+      }
+    });
+    body.once('end', () => resolve(chunks ? Buffer.concat(chunks) : null));
+    body.once('error', (err) => {
+      resolve(null);
+      stream.destroy(err);
+    });
+    // The buyer went away (a dropped connection): the answer is still read to its end and kept,
+    // so the retry with the same receipt gets it; only an answer too large to keep is abandoned.
+    stream.once('close', () => {
+      if (body.readableEnded) return;
+      body.unpipe(stream);
+      if (!chunks) {
+        body.destroy();
+        resolve(null);
+      } else body.resume();
+    });
+  });
+  body.pipe(stream);
+  return { stream, stored };
+}

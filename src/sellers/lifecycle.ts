@@ -1,0 +1,146 @@
+/**
+ * The endpoint lifecycle (DESIGN.md, Endpoint lifecycle), every threshold from configuration:
+ *  - pending -> active: one round of probes, one per probe region, in parallel; all 200 + JSON and
+ *    their p95 latency under the threshold. Otherwise the round is retried with back-off.
+ *  - active -> degraded: `degradeAfterFailures` consecutive failures (health probes or live calls).
+ *  - degraded -> active: `recoverAfterSuccesses` consecutive successes.
+ *  - degraded -> suspended: `suspendAfterFailures` consecutive failures (the streak that degraded
+ *    it included), or `suspendAfterDegradedMs` degraded without a success. The seller is then
+ *    suspended too, until it resumes (suspended endpoints go back to pending).
+ * Outcomes are applied under a row lock, so concurrent live calls and probes on several
+ * instances count every outcome once.
+ */
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { SellersConfig } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { countError, ENDPOINT_COLUMNS, recordObservation, sqlOf, type EndpointRow } from './seller-store.ts';
+import type { ProbeResult } from './probe-upstream.ts';
+import type { SellerMetrics } from './seller-metrics.ts';
+import type { Database } from '../db/orm.ts';
+
+export type EndpointStatus = EndpointRow['status'];
+
+export interface HealthState {
+  status: EndpointStatus;
+  consecutiveFailures: number;
+  consecutiveSuccesses: number;
+  /** ms; when the endpoint became degraded or last succeeded while degraded. */
+  degradedSince: number | null;
+}
+
+export type Thresholds = Pick<SellersConfig, 'degradeAfterFailures' | 'recoverAfterSuccesses' | 'suspendAfterFailures' | 'suspendAfterDegradedMs'>;
+
+/** The state after one upstream outcome of an active or degraded endpoint (others are unchanged). */
+export function nextHealthState(s: HealthState, ok: boolean, nowMs: number, t: Thresholds): HealthState {
+  if (s.status !== 'active' && s.status !== 'degraded') return s;
+  if (ok) {
+    const successes = s.consecutiveSuccesses + 1;
+    if (s.status === 'degraded' && successes >= t.recoverAfterSuccesses) return { status: 'active', consecutiveFailures: 0, consecutiveSuccesses: successes, degradedSince: null };
+    return { status: s.status, consecutiveFailures: 0, consecutiveSuccesses: successes, degradedSince: s.status === 'degraded' ? nowMs : null };
+  }
+  const failures = s.consecutiveFailures + 1;
+  if (s.status === 'active') {
+    if (failures >= t.degradeAfterFailures) return { status: 'degraded', consecutiveFailures: failures, consecutiveSuccesses: 0, degradedSince: nowMs };
+    return { ...s, consecutiveFailures: failures, consecutiveSuccesses: 0 };
+  }
+  const since = s.degradedSince ?? nowMs;
+  if (failures >= t.suspendAfterFailures || nowMs - since >= t.suspendAfterDegradedMs) return { status: 'suspended', consecutiveFailures: failures, consecutiveSuccesses: 0, degradedSince: since };
+  return { status: 'degraded', consecutiveFailures: failures, consecutiveSuccesses: 0, degradedSince: since };
+}
+
+/** p95 by nearest rank. */
+export function p95(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(0.95 * sorted.length) - 1)] ?? 0;
+}
+
+export interface LifecycleDeps {
+  orm: Database;
+  config: SellersConfig;
+  metrics: SellerMetrics;
+  log: Logger;
+}
+
+export interface UpstreamOutcome {
+  ok: boolean;
+  /** 'health' for a periodic probe, 'call' for a live paid call. */
+  source: 'health' | 'call';
+  region: string;
+  statusCode: number | null;
+  latencyMs: number | null;
+  /** Why it failed (probe text); for calls the error code answered (upstream_5xx, upstream_timeout). */
+  error: string | null;
+  /** The code counted in the seller's hourly error counts for a failure. */
+  errorCode?: string;
+}
+
+/**
+ * Applies one outcome to an endpoint (live calls of the paid forwarding report here as well):
+ * records the observation, moves the state and suspends the seller with its last endpoint
+ * failure. Returns the new status, or null when the endpoint is gone.
+ */
+export async function recordUpstreamOutcome(deps: LifecycleDeps, endpointId: number, o: UpstreamOutcome): Promise<EndpointStatus | null> {
+  const result = await sqlOf(deps.orm).transactional(async (tx) => {
+    const [e] = await tx.execute<EndpointRow[]>(`select ${ENDPOINT_COLUMNS} from seller_endpoint e where e.id = ? and e.deleted_at is null for update`, [endpointId]);
+    if (!e) return null;
+    const probe: ProbeResult = { at: Math.floor(Date.now() / 1000), region: o.region, ok: o.ok, status_code: o.statusCode, latency_ms: o.latencyMs, error: o.error };
+    await recordObservation(tx, e.id, o.source, probe);
+    if (!o.ok) await countError(tx, e.id, e.seller_id, o.errorCode ?? 'probe_failed');
+    const before: HealthState = {
+      status: e.status,
+      consecutiveFailures: e.consecutive_failures,
+      consecutiveSuccesses: e.consecutive_successes,
+      degradedSince: e.degraded_at_s === null ? null : Number(e.degraded_at_s) * 1000,
+    };
+    const after = nextHealthState(before, o.ok, Date.now(), deps.config);
+    await tx.execute(
+      `update seller_endpoint set status = ?, consecutive_failures = ?, consecutive_successes = ?, degraded_at = ${after.degradedSince === null ? 'null' : 'to_timestamp(? / 1000.0)'},
+         last_probe = case when ? = 'health' then ?::jsonb else last_probe end, updated_at = now(), next_probe_at = ${after.status === 'suspended' ? 'null' : 'next_probe_at'} where id = ?`,
+      [after.status, after.consecutiveFailures, after.consecutiveSuccesses, ...(after.degradedSince === null ? [] : [after.degradedSince]), o.source, JSON.stringify(probe), e.id],
+    );
+    if (after.status === 'suspended' && before.status !== 'suspended') await suspendSeller(tx, e.seller_id);
+    return { from: before.status, to: after.status };
+  });
+  if (result && result.from !== result.to) {
+    deps.metrics.transitions.inc({ from: result.from, to: result.to });
+    deps.log.info('endpoint state changed', { endpoint_id: endpointId, from: result.from, to: result.to });
+  }
+  return result?.to ?? null;
+}
+
+async function suspendSeller(tx: SqlEntityManager, sellerId: number) {
+  await tx.execute(`update seller set status = 'suspended', suspended_at = now() where id = ? and status <> 'suspended'`, [sellerId]);
+}
+
+/**
+ * One activation round of a pending endpoint: a probe per region, in parallel. Applied only if
+ * the endpoint is still pending with the same upstream (an update or delete during the round
+ * wins).
+ */
+export async function runActivationRound(deps: LifecycleDeps & { probe: (url: string, body: unknown, region: string) => Promise<ProbeResult> }, e: EndpointRow): Promise<void> {
+  const results = await Promise.all(deps.config.probeRegions.map((region) => deps.probe(e.upstream_url, e.sample_body, region)));
+  for (const r of results) deps.metrics.probes.inc({ region: r.region, outcome: r.ok ? 'ok' : 'failed' });
+  const allOk = results.every((r) => r.ok);
+  const latency = p95(results.map((r) => r.latency_ms ?? Number.POSITIVE_INFINITY));
+  const activate = allOk && latency < deps.config.activationP95Ms;
+  const shown = activate ? results.reduce((a, b) => ((b.latency_ms ?? 0) > (a.latency_ms ?? 0) ? b : a)) : (results.find((r) => !r.ok) ?? { ...results[0], ok: false, error: `p95 latency ${latency} ms is not under ${deps.config.activationP95Ms} ms` });
+  const changed = await sqlOf(deps.orm).transactional(async (tx) => {
+    for (const r of results) await recordObservation(tx, e.id, 'activation', r);
+    if (!activate) {
+      const failed = results.filter((r) => !r.ok).length || 1;
+      for (let i = 0; i < failed; i++) await countError(tx, e.id, e.seller_id, 'probe_failed');
+    }
+    const delay = activate ? deps.config.healthIntervalMs : Math.min(deps.config.pendingRetryBaseMs * 2 ** Math.min(e.probe_attempts, 30), deps.config.pendingRetryMaxMs);
+    const rows = await tx.execute<{ id: number }[]>(
+      `update seller_endpoint set status = ?, probe_attempts = ?, consecutive_failures = 0, consecutive_successes = 0, degraded_at = null,
+         last_probe = ?::jsonb, next_probe_at = now() + (? * interval '1 millisecond'), updated_at = now()
+       where id = ? and status = 'pending' and deleted_at is null and upstream_url = ? returning id`,
+      [activate ? 'active' : 'pending', activate ? 0 : e.probe_attempts + 1, JSON.stringify(shown), delay, e.id, e.upstream_url],
+    );
+    return rows.length > 0;
+  });
+  if (changed && activate) {
+    deps.metrics.transitions.inc({ from: 'pending', to: 'active' });
+    deps.log.info('endpoint state changed', { endpoint_id: e.id, from: 'pending', to: 'active' });
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * POST /v1/_seller/register, shape A (several chain wallets, each signing `register`) or shape
+ * B (one wallet). Free. A wallet owns at most one slug across shapes and chains
+ * (seller_wallet_claim), a slug has one owner (seller.slug unique); both are decided by unique
+ * keys in one transaction, so concurrent registrations cannot both win.
+ */
+import { getAddress } from 'viem';
+import { AppError } from '../http/app-error.ts';
+import type { Handler } from '../http/server.ts';
+import { registerPayload, walletKey, walletKind } from '../http/wallet-signature.ts';
+import { checkTimestamp, consumeSignatures, countingRefusals, signatureUseKey, verifyOrThrow, type SignatureDeps } from '../http/with-seller-signature.ts';
+import { findSellerByWallet, sellerJson, sqlOf, type SellerRow } from './seller-store.ts';
+
+const CHAIN_ORDER = ['base', 'polygon', 'arbitrum', 'optimism', 'avalanche', 'solana'] as const;
+
+interface RegisterBody {
+  slug: string;
+  // shape A
+  primary_wallet?: string;
+  wallets?: Record<string, string>;
+  signatures?: Record<string, string>;
+  ts?: number;
+  payout_chain?: string;
+  // shape B
+  wallet?: string;
+  signature?: string;
+  timestamp?: number;
+}
+
+interface Registration {
+  slug: string;
+  primary: string;
+  /** chain -> address as stored (EVM checksummed). */
+  wallets: Record<string, string>;
+  signed: { wallet: string; signature: string; chain: string }[];
+  timestamp: number;
+  payoutChain: string;
+}
+
+const invalidInput = (path: string, message: string) => new AppError('invalid_input', 400, `${path} ${message}.`, { issues: [{ path, message }] });
+const invalidWallet = (path: string) =>
+  new AppError('invalid_wallet', 400, 'The wallet is neither an EVM address (0x + 40 hex) nor a Solana address (base58 of 32 bytes).', { issues: [{ path, message: 'is not a wallet address' }] });
+
+const stored = (address: string) => (walletKind(address) === 'evm' ? getAddress(address.toLowerCase()) : address);
+
+function readRegistration(b: RegisterBody): Registration {
+  if (b.wallet !== undefined) {
+    const kind = walletKind(b.wallet);
+    if (!kind) throw invalidWallet('body.wallet');
+    const chain = kind === 'evm' ? 'base' : 'solana';
+    return { slug: b.slug, primary: stored(b.wallet), wallets: { [chain]: stored(b.wallet) }, signed: [{ wallet: b.wallet, signature: b.signature!, chain }], timestamp: b.timestamp!, payoutChain: chain };
+  }
+  const wallets = b.wallets!;
+  const signatures = b.signatures!;
+  for (const [chain, address] of Object.entries(wallets)) if (!walletKind(address)) throw invalidWallet(`body.wallets.${chain}`);
+  if (!walletKind(b.primary_wallet!)) throw invalidWallet('body.primary_wallet');
+  const missing = Object.keys(wallets).filter((c) => !(c in signatures));
+  if (missing.length) throw invalidInput(`body.signatures.${missing[0]}`, 'is required: every wallet of wallets signs register');
+  const extra = Object.keys(signatures).filter((c) => !(c in wallets));
+  if (extra.length) throw invalidInput(`body.signatures.${extra[0]}`, 'has no wallet in wallets');
+  const primaryKey = walletKey(b.primary_wallet!);
+  const primaryChains = CHAIN_ORDER.filter((c) => wallets[c] !== undefined && walletKey(wallets[c]) === primaryKey);
+  if (!primaryChains.length) throw invalidInput('body.primary_wallet', 'must be one of wallets');
+  const payoutChain = b.payout_chain ?? primaryChains[0];
+  if (wallets[payoutChain] === undefined) throw invalidInput('body.payout_chain', `has no wallet in wallets (${Object.keys(wallets).join(', ')})`);
+  return {
+    slug: b.slug,
+    primary: stored(b.primary_wallet!),
+    wallets: Object.fromEntries(CHAIN_ORDER.filter((c) => wallets[c] !== undefined).map((c) => [c, stored(wallets[c])])),
+    signed: CHAIN_ORDER.filter((c) => wallets[c] !== undefined).map((c) => ({ wallet: wallets[c], signature: signatures[c], chain: c })),
+    timestamp: b.ts!,
+    payoutChain,
+  };
+}
+
+const CONFLICT = new Error('registration conflict');
+
+const walletTaken = (wallet: string, slug: string) =>
+  new AppError('wallet_already_registered', 409, `The wallet ${wallet} already owns the slug ${slug}.`, { hint: 'A wallet owns at most one slug.' });
+const slugTaken = (slug: string) => new AppError('slug_taken', 409, `The slug ${slug} belongs to another wallet.`, { hint: 'Choose another slug.' });
+
+export function registerSellerHandler(deps: SignatureDeps): Handler {
+  const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+  return async (ctx) => {
+    const reg = readRegistration(ctx.body as RegisterBody);
+    const payload = registerPayload(reg.slug);
+    const release = await countingRefusals(deps.onRefusal, async () => {
+      checkTimestamp(reg.timestamp, now());
+      for (const s of reg.signed) await verifyOrThrow(deps.serviceName, s.wallet, 'register', payload, { signature: s.signature, timestamp: reg.timestamp });
+      return consumeSignatures(
+        deps.orm,
+        reg.signed.map((s) => ({ key: signatureUseKey(s.wallet, 'register', payload, reg.timestamp), wallet: s.wallet, action: 'register' })),
+      );
+    });
+    try {
+      const em = sqlOf(deps.orm);
+      const keys = [...new Set(Object.values(reg.wallets).map(walletKey))];
+      const classify = async () => {
+        for (const k of keys) {
+          const owner = await findSellerByWallet(em, k);
+          if (owner) return walletTaken(Object.values(reg.wallets).find((w) => walletKey(w) === k)!, owner.slug);
+        }
+        return slugTaken(reg.slug);
+      };
+      // Classified after the rollback: the embedded database has a single connection.
+      const seller = await em.transactional(async (tx) => {
+        const [row] = await tx.execute<SellerRow[]>(
+          `insert into seller (wallet, wallet_key, slug, payout_chain, status) values (?, ?, ?, ?, 'active') on conflict do nothing
+           returning id, wallet, slug, payout_chain, status, extract(epoch from created_at)::bigint as created_at`,
+          [reg.primary, walletKey(reg.primary), reg.slug, reg.payoutChain],
+        );
+        if (!row) throw CONFLICT;
+        for (const k of keys) {
+          const claimed = await tx.execute<unknown[]>('insert into seller_wallet_claim (address_key, seller_id) values (?, ?) on conflict do nothing returning address_key', [k, row.id]);
+          if (!claimed.length) throw CONFLICT;
+        }
+        for (const [chain, address] of Object.entries(reg.wallets)) {
+          await tx.execute('insert into seller_wallet (seller_id, chain, address, address_key) values (?, ?, ?, ?)', [row.id, chain, address, walletKey(address)]);
+        }
+        return row;
+      }).catch(async (e) => {
+        throw e === CONFLICT ? await classify() : e;
+      });
+      return { status: 201, body: sellerJson(seller, reg.wallets) };
+    } catch (e) {
+      await release().catch(() => undefined);
+      throw e;
+    }
+  };
+}

@@ -1,0 +1,232 @@
+/**
+ * Seller-side test helpers: wallets that sign SellerActions (an EVM key with viem, a Solana
+ * key with tweetnacl), a real local upstream HTTP(S) server whose behaviour a test switches,
+ * and a small JSON client that checks every answer against openapi.yaml.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { Hex } from 'viem';
+import nacl from 'tweetnacl';
+import bs58 from 'bs58';
+import { payloadHash, SELLER_ACTION_TYPES, sellerActionDomain, solanaSellerActionText } from '../../src/http/wallet-signature.ts';
+import { assertMatchesContract } from './contract.ts';
+
+export const SERVICE = 'paycall';
+export const nowS = () => Math.floor(Date.now() / 1000);
+
+export interface TestSigner {
+  kind: 'evm' | 'solana';
+  wallet: string;
+  sign(action: string, payload: string, timestamp: number): Promise<string>;
+}
+
+export function evmSigner(key: Hex = generatePrivateKey()): TestSigner {
+  const account = privateKeyToAccount(key);
+  return {
+    kind: 'evm',
+    wallet: account.address,
+    sign: (action, payload, timestamp) =>
+      account.signTypedData({
+        domain: sellerActionDomain(SERVICE),
+        types: SELLER_ACTION_TYPES,
+        primaryType: 'SellerAction',
+        message: { wallet: account.address, action, payloadHash: payloadHash(payload), timestamp: BigInt(timestamp) },
+      }),
+  };
+}
+
+export function solanaSigner(secretKey?: Uint8Array): TestSigner {
+  const pair = secretKey ? nacl.sign.keyPair.fromSecretKey(secretKey) : nacl.sign.keyPair();
+  const wallet = bs58.encode(pair.publicKey);
+  return {
+    kind: 'solana',
+    wallet,
+    sign: async (action, payload, timestamp) => {
+      const text = solanaSellerActionText(SERVICE, { wallet, action, payloadHash: payloadHash(payload), timestamp });
+      return bs58.encode(nacl.sign.detached(new TextEncoder().encode(text), pair.secretKey));
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Headers;
+}
+
+/** Calls the service and checks the answer against the contract for that operation. */
+export async function call(baseUrl: string, operationId: string, method: string, path: string, opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {}): Promise<Answer> {
+  const hasBody = opts.body !== undefined || opts.raw !== undefined;
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...(opts.headers ?? {}) },
+    body: opts.raw ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined),
+  });
+  const text = await res.text();
+  const body = text ? JSON.parse(text) : undefined;
+  await assertMatchesContract(operationId, res.status, body);
+  return { status: res.status, body, headers: res.headers };
+}
+
+/** ok-then-fail: the first request of a path succeeds (the publish probe), later ones get 503. */
+export type Behaviour = 'ok' | 'fail' | 'not-json' | 'not-found' | 'redirect' | 'ok-then-fail' | 'slow';
+
+export interface TestUpstream {
+  url: string;
+  behaviour: Behaviour;
+  /** Requests seen, by path. */
+  hits: Map<string, number>;
+  bodies: string[];
+  /** Behaviour per path, over the server-wide one. */
+  rules: Map<string, Behaviour>;
+  close(): Promise<void>;
+}
+
+type State = { behaviour: Behaviour; hits: Map<string, number>; bodies: string[]; rules: Map<string, Behaviour> };
+const newState = (): State => ({ behaviour: 'ok', hits: new Map(), bodies: [], rules: new Map() });
+
+function upstreamHandler(state: State) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      state.hits.set(path, (state.hits.get(path) ?? 0) + 1);
+      state.bodies.push(Buffer.concat(chunks).toString());
+      let behaviour = state.rules.get(path) ?? state.behaviour;
+      if (behaviour === 'ok-then-fail') behaviour = state.hits.get(path) === 1 ? 'ok' : 'fail';
+      if (behaviour === 'slow') {
+        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"slow":true}'), 30);
+        return;
+      }
+      switch (behaviour) {
+        case 'ok':
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, path }));
+          break;
+        case 'fail':
+          res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"down"}');
+          break;
+        case 'not-json':
+          res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>');
+          break;
+        case 'not-found':
+          res.writeHead(404).end();
+          break;
+        case 'redirect':
+          res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+          break;
+      }
+    });
+  };
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+export async function startUpstream(): Promise<TestUpstream> {
+  const state = newState();
+  const server = createHttpServer(upstreamHandler(state));
+  const port = await listen(server);
+  return wrap(server, `http://127.0.0.1:${port}`, state);
+}
+
+/** An HTTPS upstream with a fresh self-signed certificate for localhost; caFile trusts it. */
+export async function startHttpsUpstream(): Promise<TestUpstream & { caFile: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'paycall-tls-'));
+  const key = join(dir, 'key.pem');
+  const cert = join(dir, 'cert.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+  const state = newState();
+  const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, upstreamHandler(state));
+  const port = await listen(server);
+  return { ...wrap(server, `https://localhost:${port}`, state), caFile: cert };
+}
+
+function wrap(server: Server, url: string, state: State): TestUpstream {
+  return {
+    url,
+    get behaviour() {
+      return state.behaviour;
+    },
+    set behaviour(b: Behaviour) {
+      state.behaviour = b;
+    },
+    hits: state.hits,
+    bodies: state.bodies,
+    rules: state.rules,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Waits for a condition the service reaches on its own (scheduler work); no timing assertion. */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined | null | false>, limitMs = 60_000): Promise<T> {
+  const end = Date.now() + limitMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`never happened: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Registers a seller with shape B. */
+export async function register(baseUrl: string, signer: TestSigner, slug: string): Promise<Answer> {
+  const timestamp = nowS();
+  return call(baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body: { wallet: signer.wallet, slug, signature: await signer.sign('register', slug, timestamp), timestamp } });
+}
+
+export interface EndpointInput {
+  path_suffix: string;
+  upstream_url: string;
+  atomic_price: number;
+  unit: string;
+  desc: string;
+  mode: 'paywall' | 'proxy';
+  sample_body?: unknown;
+}
+
+export async function publish(baseUrl: string, signer: TestSigner, e: EndpointInput, timestamp = nowS()): Promise<Answer> {
+  const payload = JSON.stringify({ path_suffix: e.path_suffix, upstream_url: e.upstream_url, atomic_price: e.atomic_price, unit: e.unit, desc: e.desc, mode: e.mode });
+  return call(baseUrl, 'addSellerEndpoint', 'POST', `/v1/_seller/${signer.wallet}/endpoints`, { body: { ...e, signature: await signer.sign('add_endpoint', payload, timestamp), timestamp } });
+}
+
+export async function signedQuery(signer: TestSigner, action: string, timestamp = nowS()): Promise<string> {
+  return `sig=${encodeURIComponent(await signer.sign(action, signer.wallet, timestamp))}&ts=${timestamp}`;
+}
+
+export async function listEndpoints(baseUrl: string, signer: TestSigner): Promise<Answer> {
+  return call(baseUrl, 'listSellerEndpoints', 'GET', `/v1/_seller/${signer.wallet}/endpoints?${await signedQuery(signer, 'list_endpoints')}`);
+}
+
+export async function resume(baseUrl: string, signer: TestSigner): Promise<Answer> {
+  const timestamp = nowS();
+  return call(baseUrl, 'resumeSeller', 'POST', `/v1/_seller/${signer.wallet}/resume`, { body: { signature: await signer.sign('resume', signer.wallet, timestamp), timestamp } });
+}
+
+export async function deleteEndpoint(baseUrl: string, signer: TestSigner, id: number, timestamp = nowS()): Promise<Answer> {
+  return call(baseUrl, 'deleteSellerEndpoint', 'DELETE', `/v1/_seller/${signer.wallet}/endpoints/${id}`, {
+    headers: { 'x-signature': await signer.sign('delete_endpoint', String(id), timestamp), 'x-timestamp': String(timestamp) },
+  });
+}
+
+export const endpointInput = (upstreamUrl: string, suffix: string, extra: Partial<EndpointInput> = {}): EndpointInput => ({
+  path_suffix: suffix,
+  upstream_url: `${upstreamUrl}/${suffix}`,
+  atomic_price: 20000,
+  unit: 'request',
+  desc: `Test endpoint ${suffix}`,
+  mode: 'proxy',
+  ...extra,
+});
