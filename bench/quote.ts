@@ -43,19 +43,21 @@ export async function main() {
   chains.signers.solanaTreasuryKey = key;
 
   const dir = await mkdtemp(join(tmpdir(), 'paycall-bench-'));
-  const config = { ...loadConfig({ PORT: '0', LOG_LEVEL: 'silent', PGLITE_DIR: join(dir, 'pglite'), DATABASE_URL: process.env.DATABASE_URL ?? '' }), chains };
+  const config = { ...loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMITS: 'off', PGLITE_DIR: join(dir, 'pglite'), DATABASE_URL: process.env.DATABASE_URL ?? '' }), chains };
   const app = await createApp(config, silentLogger);
   const address = await app.listen();
   const url = `http://127.0.0.1:${address.port}/v1/pdf-text`;
   const pdf = await makePdf(3, 'bench');
   const headers = { 'content-type': 'application/pdf' };
 
-  // Baseline: the same 402 body, precomputed, from a bare node:http server.
+  // Baseline: the same 402 answer (body and headers: the v2 PAYMENT-REQUIRED header is as
+  // large as the body), precomputed, from a bare node:http server.
   const sample = await fetch(url, { method: 'POST', headers, body: new Uint8Array(pdf) });
   const fixed = Buffer.from(await sample.text());
+  const fixedHeaders = Object.fromEntries([...sample.headers].filter(([k]) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)));
   const bare = createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(402, { 'content-type': 'application/json', 'content-length': fixed.length }).end(fixed));
+    req.on('end', () => res.writeHead(402, fixedHeaders).end(fixed));
   });
   await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
   const bareUrl = `http://127.0.0.1:${(bare.address() as { port: number }).port}/v1/pdf-text`;

@@ -82,6 +82,7 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
         poll: { timeoutMs: config.payments.pollTimeoutMs, intervalMs: config.payments.pollIntervalMs },
         clockSkewSeconds: config.payments.clockSkewSeconds,
         maxStoredAnswerBytes: config.proxy.maxStoredAnswerBytes,
+        quoteAnswers: createLru(1024),
         log,
         metrics,
       }

@@ -23,6 +23,7 @@ import { settleSolanaTransaction } from './solana-transaction.rail.ts';
 import { settleTxReceipt } from './tx-receipt.rail.ts';
 import { decodePaymentSignature, paymentRequiredHeader, paymentResponseHeaders } from './x402-v2.ts';
 import { teeAnswer } from '../proxy/tee-answer.ts';
+import type { Lru } from '../lib/lru.ts';
 import { Readable } from 'node:stream';
 
 export interface PaidCallDeps extends RailDeps {
@@ -35,6 +36,14 @@ export interface PaidCallDeps extends RailDeps {
   metrics?: Metrics;
   /** A streamed answer up to this size is also stored for replays (default 10 MB). */
   maxStoredAnswerBytes?: number;
+  /** Serialized unpaid 402 answers, reused while what they price is unchanged (see quoteAnswer). */
+  quoteAnswers?: Lru<string, QuoteAnswer>;
+}
+
+export interface QuoteAnswer {
+  bazaar: BazaarExtension | undefined;
+  headers: Record<string, string>;
+  body: Buffer;
 }
 
 export interface PaidRequest {
@@ -85,8 +94,7 @@ export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidR
   if (!xPayment && !paymentSignature && !sessionToken) {
     deps.quotes.record({ fingerprint: p.fingerprint, resource: p.path, endpointKey: p.endpointKey, amount: p.amount, pages: p.estimatedPages, createdAt: new Date() });
     deps.metrics?.quotes.inc({ endpoint: p.endpointKey });
-    const quote = quoteFor(deps, p);
-    return { status: 402, headers: paymentRequiredHeader(quote, extensionsOf(p)), body: quote };
+    return quoteAnswer(deps, p);
   }
 
   let receipt: Receipt;
@@ -142,6 +150,23 @@ async function refuse(deps: PaidCallDeps, p: PaidRequest, network: string, r: Ex
 }
 
 const extensionsOf = (p: PaidRequest) => (p.bazaar ? { bazaar: p.bazaar } : undefined);
+
+/**
+ * The unpaid 402 answer. Unpaid calls are the hot path and a quote depends only on what is
+ * priced, not on who asks, so the serialized body and PAYMENT-REQUIRED header are built once
+ * per (endpoint, amount, pages) and reused. The bazaar extension is compared by identity: a
+ * caller that builds it per request (seller endpoints) simply gets a fresh answer.
+ */
+function quoteAnswer(deps: PaidCallDeps, p: PaidRequest): HandlerResult {
+  const key = `${deps.publicBaseUrl()}|${p.path}|${p.amount}|${p.perPagePrice}|${p.estimatedPages}|${p.mimeType}|${p.description}`;
+  let cached = deps.quoteAnswers?.get(key);
+  if (!cached || cached.bazaar !== p.bazaar) {
+    const quote = quoteFor(deps, p);
+    cached = { bazaar: p.bazaar, headers: { ...paymentRequiredHeader(quote, extensionsOf(p)), 'content-type': JSON_TYPE }, body: Buffer.from(JSON.stringify(quote)) };
+    deps.quoteAnswers?.set(key, cached);
+  }
+  return { status: 402, headers: cached.headers, body: cached.body };
+}
 
 const replay = (answer: StoredAnswer): HandlerResult => ({ status: answer.status, headers: { ...answer.headers, 'x-idempotent-replay': 'true' }, body: answer.body });
 
