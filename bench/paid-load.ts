@@ -1,0 +1,148 @@
+/**
+ * Paid calls under load, on the devnet: N distinct one-page documents are quoted (402), each
+ * is paid by its own USDC transfer on Base, then the paid retries run at concurrency 8 (the
+ * first N) and at concurrency 1 (another N / 4). Prints paid calls per second and latency
+ * p50/p95/p99 beside the 402 path's latency in the same run, and splits a paid call's time at
+ * concurrency 1 into RPC round trips (measured at a timing proxy in front of the chain), the
+ * tool's own run (pdf-text on one page) and what remains: the service's overhead per paid call.
+ *   npx tsx bench/paid-load.ts            (PGlite)   DATABASE_URL=... npx tsx bench/paid-load.ts
+ *   BENCH_DOCS=120 (default)
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { createApp } from '../src/app.ts';
+import { createLogger } from '../src/log.ts';
+import { startDevnet } from '../devnet/start-devnet.ts';
+import { evmTransferUsdc } from '../sdk/wallet.ts';
+import { makePdf, xPayment } from '../test/helpers/paid.ts';
+
+const DOCS = Number(process.env.BENCH_DOCS ?? 120);
+
+const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+const summary = (values: number[]) => {
+  const s = [...values].sort((a, b) => a - b);
+  return `p50 ${ms(percentile(s, 50))}  p95 ${ms(percentile(s, 95))}  p99 ${ms(percentile(s, 99))}`;
+};
+
+/** A JSON-RPC pass-through that records when each call was in flight. */
+async function startTimingProxy(target: string) {
+  const spans: [number, number][] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const started = performance.now();
+      try {
+        const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+        const text = await upstream.text();
+        spans.push([started, performance.now()]);
+        res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+      } catch (e) {
+        res.writeHead(502).end(String(e));
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** Milliseconds within [from, to] during which at least one RPC call was in flight. */
+function rpcTimeWithin(spans: [number, number][], from: number, to: number): number {
+  const inside = spans.map(([a, b]) => [Math.max(a, from), Math.min(b, to)] as const).filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
+  let total = 0;
+  let end = -Infinity;
+  for (const [a, b] of inside) {
+    if (b <= end) continue;
+    total += b - Math.max(a, end);
+    end = b;
+  }
+  return total;
+}
+
+async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < items.length) await work(items[next++]);
+  }));
+}
+
+export async function main() {
+  const dir = await mkdtemp(join(tmpdir(), 'paycall-paid-load-'));
+  const devnet = await startDevnet({ dataDir: join(dir, 'devnet'), log: createLogger('silent') });
+  const proxy = await startTimingProxy(devnet.chains.base.rpcUrl);
+  // Tool run times come from the service's own log line ('tool finished', per request id).
+  const toolMs = new Map<string, number>();
+  const log = createLogger('info', {}, (line) => {
+    if (!line.includes('"tool finished"')) return;
+    const l = JSON.parse(line) as { request_id: string; duration_ms: number };
+    toolMs.set(l.request_id, l.duration_ms);
+  });
+  const env = { PORT: '0', LOG_LEVEL: 'info', RATE_LIMITS: 'off', PAYCALL_START_DEVNET: '0', PGLITE_DIR: join(dir, 'pglite'), DATA_DIR: dir, DATABASE_URL: process.env.DATABASE_URL ?? '' };
+  const config = { ...loadConfig(env), chains: { ...devnet.chains, base: { ...devnet.chains.base, rpcUrl: proxy.url } } };
+  const app = await createApp(config, log);
+  const { port } = await app.listen();
+  const url = `http://127.0.0.1:${port}/v1/pdf-text`;
+  const buyer = devnet.info.accounts[0].evmPrivateKey;
+  const { chainId, usdc, payTo } = devnet.chains.base;
+
+  type Doc = { pdf: Buffer; amount: bigint; tx?: string };
+  const docs: Doc[] = [];
+  for (let i = 0; i < DOCS + Math.ceil(DOCS / 4); i++) docs.push({ pdf: await makePdf(1, `paid load document ${i}`), amount: 0n });
+  const post = (doc: Doc, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/pdf', ...headers }, body: new Uint8Array(doc.pdf) });
+
+  console.log(`paid-load bench: ${docs.length} one-page documents on Base (devnet), database ${config.databaseUrl ? 'PostgreSQL' : 'PGlite'}`);
+  const quoteLatency: number[] = [];
+  for (const doc of docs) {
+    const started = performance.now();
+    const res = await post(doc);
+    quoteLatency.push(performance.now() - started);
+    if (res.status !== 402) throw new Error(`expected a 402 quote, got ${res.status}`);
+    doc.amount = BigInt(((await res.json()) as { accepts: { maxAmountRequired: string }[] }).accepts[0].maxAmountRequired);
+  }
+  const paying = performance.now();
+  for (const doc of docs) doc.tx = await evmTransferUsdc({ rpcUrl: devnet.chains.base.rpcUrl, chainId, usdc, privateKey: buyer, to: payTo, amount: doc.amount });
+  console.log(`quoted and paid ${docs.length} documents (${((performance.now() - paying) / 1000).toFixed(1)} s of transfers, one block each)`);
+
+  const statuses = new Map<number, number>();
+  const run = async (set: Doc[], concurrency: number) => {
+    const latency: number[] = [];
+    const split: { rpc: number; tool: number; rest: number }[] = [];
+    const started = performance.now();
+    await pool(set, concurrency, async (doc) => {
+      const id = `paid-${doc.tx!.slice(2, 18)}`;
+      const t0 = performance.now();
+      const res = await post(doc, { 'x-payment': xPayment('base', 'exact', { tx_hash: doc.tx! }), 'x-request-id': id });
+      await res.arrayBuffer();
+      const t1 = performance.now();
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      latency.push(t1 - t0);
+      const rpc = rpcTimeWithin(proxy.spans, t0, t1);
+      const tool = toolMs.get(id) ?? 0;
+      split.push({ rpc, tool, rest: t1 - t0 - rpc - tool });
+    });
+    const seconds = (performance.now() - started) / 1000;
+    return { latency, split, rps: set.length / seconds };
+  };
+  const c8 = await run(docs.slice(0, DOCS), 8);
+  const c1 = await run(docs.slice(DOCS), 1);
+
+  const med = (k: 'rpc' | 'tool' | 'rest') => ms(percentile(c1.split.map((s) => s[k]).sort((a, b) => a - b), 50));
+  console.log(`unpaid 402 (quote), sequential        ${summary(quoteLatency)}`);
+  console.log(`paid calls, concurrency 8  ${c8.rps.toFixed(1).padStart(7)} calls/s   ${summary(c8.latency)}`);
+  console.log(`paid calls, concurrency 1  ${c1.rps.toFixed(1).padStart(7)} calls/s   ${summary(c1.latency)}`);
+  console.log(`paid call at concurrency 1, p50 of each part: RPC round trips ${med('rpc')}, pdf-text run ${med('tool')}, service overhead ${med('rest')}`);
+  console.log(`answers: ${[...statuses].map(([s, n]) => `${n} x ${s}`).join(', ')}${statuses.size === 1 && statuses.has(200) ? ' (every honest payment answered 200)' : '  <-- not every payment was answered 200!'}`);
+
+  await app.close();
+  await proxy.close();
+  await devnet.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
