@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   'pdf-text': () => import('./pdf-text.ts'),
   proxy: () => import('./proxy.ts'),
   'paid-load': () => import('./paid-load.ts'),
+  startup: () => import('./startup.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -64,6 +64,8 @@ export interface DevnetHandle {
 export interface StartDevnetOptions {
   dataDir: string;
   log: Logger;
+  /** Called once the data directory is ours (the service opens its database only then). */
+  onLocked?: () => void;
   /** The service URL written into devnet.json (default http://127.0.0.1:4020). */
   baseUrl?: string;
   /** Fixed ports; 0 or absent picks free ones. Solana also uses port + 1 for WebSocket. */
@@ -91,6 +93,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<DevnetHandl
   // Before anything is started or written: a second devnet on this directory would rewrite
   // devnet.json under the running one (DirectoryInUseError names the process holding it).
   const lock = acquireDirLock(join(opts.dataDir, 'devnet.lock'), { role: 'paycall devnet', dir: opts.dataDir });
+  opts.onLocked?.();
   const keys = devnetKeys(opts.buyers ?? 5);
   const artifact = readTestUsdcArtifact();
 

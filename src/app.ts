@@ -61,12 +61,20 @@ export interface App {
 }
 
 
-export async function createApp(config: Config, log: Logger): Promise<App> {
-  const contract = await loadContract(`${root}openapi.yaml`);
-  const orm = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, log });
+/**
+ * `chains`, when given, replaces config.chains once it resolves: the devnet profile starts its
+ * chains while the contract, the database and PDFium load here (start-up time).
+ */
+export async function createApp(config: Config, log: Logger, opts: { chains?: Promise<Config['chains']> } = {}): Promise<App> {
+  // Small documents are inspected on this thread; PDFium loads now, not on the first quote.
+  const opened = openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, log });
+  const [contract, orm, chains] = await Promise.all([loadContract(`${root}openapi.yaml`), opened, opts.chains ?? config.chains, preloadPdfParser()]).catch(async (e: unknown) => {
+    // Whatever failed (the devnet, say), a database that did open is closed cleanly.
+    await opened.then((db) => db.close(true)).catch(() => undefined);
+    throw e;
+  });
+  config = { ...config, chains };
   const metrics = createMetrics();
-  // Small documents are inspected on this thread; load PDFium now, not on the first quote.
-  await preloadPdfParser();
   const pool = createToolPool({ workers: config.tools.workers, jobTimeoutMs: config.tools.jobTimeoutMs, jobMemoryMb: config.tools.jobMemoryMb, log: log.child({ component: 'tools' }) });
   const adapters = config.chains ? createChainAdapters(config.chains, log.child({ component: 'chains' })) : null;
   const quotes = createQuoteStore(orm, log);

@@ -13,18 +13,20 @@ export interface DevnetChains {
   stop(): Promise<void>;
 }
 
-export async function devnetChains(config: Config, log: Logger): Promise<DevnetChains> {
+export async function devnetChains(config: Config, log: Logger, onLocked: () => void = () => {}): Promise<DevnetChains> {
   if (config.startDevnet) {
     const { startDevnet } = await import('../devnet/start-devnet.ts');
-    const devnet = await startDevnet({ dataDir: config.dataDir, log, baseUrl: config.publicBaseUrl });
+    const devnet = await startDevnet({ dataDir: config.dataDir, log, baseUrl: config.publicBaseUrl, onLocked });
     return { chains: devnet.chains, stop: () => devnet.stop() };
   }
   const infoFile = join(config.dataDir, 'devnet.json');
   const signersFile = join(config.dataDir, 'devnet-signers.json');
   if (!existsSync(infoFile) || !existsSync(signersFile)) {
+    onLocked();
     log.warn('no devnet found; paid endpoints answer 503 until chains are configured', { looked_for: infoFile });
     return { chains: null, stop: async () => {} };
   }
+  onLocked();
   const info = JSON.parse(readFileSync(infoFile, 'utf8'));
   const { signers } = JSON.parse(readFileSync(signersFile, 'utf8'));
   const c = info.chains;

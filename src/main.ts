@@ -78,24 +78,37 @@ try {
     mkdirSync(dirname(pgliteDir), { recursive: true });
     dataLock = acquireDirLock(`${pgliteDir}.lock`, { role: 'paycall service', dir: config.pgliteDir });
   }
-  if (config.profile === 'devnet') {
-    const devnet = await devnetChains(config, log);
-    config = { ...config, chains: devnet.chains };
-    stopDevnet = devnet.stop;
-  }
 } catch (e) {
   if (!(e instanceof DirectoryInUseError)) throw e;
   process.stderr.write(`paycall: the data directory ${e.message}\n`);
   process.exit(1);
 }
+// The devnet's chains start while the app opens its database and loads (createApp waits for
+// them where it needs them), but only once the devnet holds its directory: a second devnet on
+// it is refused with one line before anything else starts.
+let devnetLocked = () => {};
+const locked = new Promise<void>((resolve) => (devnetLocked = resolve));
+const chains =
+  config.profile === 'devnet'
+    ? devnetChains(config, log, devnetLocked).then((devnet) => {
+        stopDevnet = devnet.stop;
+        return devnet.chains;
+      })
+    : Promise.resolve(config.chains);
 try {
-  app = await createApp(config, log);
+  if (config.profile === 'devnet') await Promise.race([locked, chains]);
+  app = await createApp(config, log, { chains });
   const address = await app.listen();
   log.info('listening', { url: `http://${address.address}:${address.port}`, profile: config.profile, database: config.databaseUrl ? 'postgresql' : `pglite:${config.pgliteDir}`, lock: dataLock?.file });
 } catch (e) {
+  if (e instanceof DirectoryInUseError) {
+    process.stderr.write(`paycall: the data directory ${e.message}\n`);
+    process.exit(1);
+  }
   // A port in use, a database that does not open: one error line, then everything that did
   // start is closed (the database cleanly, the devnet's chains) before exiting.
   log.error('start failed', { err: e });
+  await chains.catch(() => undefined);
   await stop('start failed', 1);
 }
 
