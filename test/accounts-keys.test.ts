@@ -11,6 +11,9 @@ import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { call, endpointInput, evmSigner, nowS, register, signedQuery, solanaSigner, startUpstream, type TestUpstream } from './helpers/sellers.ts';
 import { bearer, issueKey, newKey, signedRevokeHeaders, TEST_API_KEY_SECRET } from './helpers/keys.ts';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { KEY_SCOPES } from '../src/accounts/with-api-key.ts';
 
 let db: TestDatabase;
 let t: TestApp;
@@ -36,6 +39,20 @@ after(async () => {
   await t?.close();
   await up?.close();
   await db?.drop();
+});
+
+test('KEY_SCOPES is the contract: every operation offering bearerApiKey, with its scope', () => {
+  const doc = parse(readFileSync(new URL('../openapi.yaml', import.meta.url), 'utf8'));
+  const fromContract: Record<string, string> = {};
+  for (const item of Object.values<Record<string, { operationId?: string; security?: Record<string, string[]>[] }>>(doc.paths)) {
+    for (const op of Object.values(item)) {
+      const scopes = new Set((op?.security ?? []).filter((s) => s.bearerApiKey).map((s) => s.bearerApiKey.join(',')));
+      if (!op?.operationId || !scopes.size) continue;
+      assert.equal(scopes.size, 1, `${op.operationId} asks one scope`);
+      fromContract[op.operationId] = [...scopes][0] || 'any';
+    }
+  }
+  assert.deepEqual(fromContract, { ...KEY_SCOPES });
 });
 
 const listKeys = (key?: string, headers: Record<string, string> = {}) => call(t.baseUrl, 'listApiKeys', 'GET', '/v1/keys', { headers: { ...(key ? bearer(key) : {}), ...headers } });
