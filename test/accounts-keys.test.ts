@@ -11,9 +11,12 @@ import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { call, endpointInput, evmSigner, nowS, register, signedQuery, solanaSigner, startUpstream, type TestUpstream } from './helpers/sellers.ts';
 import { bearer, issueKey, newKey, signedRevokeHeaders, TEST_API_KEY_SECRET } from './helpers/keys.ts';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { parse } from 'yaml';
 import { KEY_SCOPES } from '../src/accounts/with-api-key.ts';
+import { loadOrCreateApiKeySecret } from '../src/accounts/api-keys.ts';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 let db: TestDatabase;
 let t: TestApp;
@@ -53,6 +56,19 @@ test('KEY_SCOPES is the contract: every operation offering bearerApiKey, with it
     }
   }
   assert.deepEqual(fromContract, { ...KEY_SCOPES });
+});
+
+test('the devnet secret is generated once, 0600, and the same on the next start', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'paycall-keys-'));
+  try {
+    const file = join(dir, 'nested', 'api-key-secret');
+    const first = loadOrCreateApiKeySecret(file);
+    assert.ok(first.length >= 32);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.equal(loadOrCreateApiKeySecret(file), first);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 const listKeys = (key?: string, headers: Record<string, string> = {}) => call(t.baseUrl, 'listApiKeys', 'GET', '/v1/keys', { headers: { ...(key ? bearer(key) : {}), ...headers } });
@@ -391,7 +407,7 @@ test('last_used_at is batched: no write per request, one write at the flush', as
     assert.equal(pending[0].last_used_at, null, 'not written per request');
     await second.close();
     closed = true;
-    const { rows } = await sql.query('select extract(epoch from last_used_at)::bigint as used, xmin::text as version from api_key where id = $1', [id]);
+    const { rows } = await sql.query('select floor(extract(epoch from last_used_at))::bigint as used, xmin::text as version from api_key where id = $1', [id]);
     assert.ok(Number(rows[0].used) >= before && Number(rows[0].used) <= nowS(), JSON.stringify(rows[0]));
     assert.notEqual(rows[0].version, pending[0].version);
     // The listing of the first instance shows it.

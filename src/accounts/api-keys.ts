@@ -65,12 +65,15 @@ export interface ApiKeyRow {
   revoked_at: string | null;
 }
 
-/** Times as Unix seconds (strings from extract(epoch); the JSON turns them into integers). */
+/**
+ * Times as Unix seconds (strings; the JSON turns them into integers). Floored: a cast alone
+ * rounds, and a key used at 12.6 s must not be reported as used at 13 s.
+ */
+const seconds = (column: string) => `floor(extract(epoch from ${column}))::bigint as ${column}`;
 export const KEY_COLUMNS = `id, wallet, wallet_key, key_prefix, key_hash, label, scopes,
-  extract(epoch from created_at)::bigint as created_at, extract(epoch from last_used_at)::bigint as last_used_at,
-  extract(epoch from expires_at)::bigint as expires_at, extract(epoch from revoked_at)::bigint as revoked_at`;
+  ${['created_at', 'last_used_at', 'expires_at', 'revoked_at'].map(seconds).join(', ')}`;
 
-const seconds = (v: string | null) => (v === null ? null : Number(v));
+const unixOrNull = (v: string | null) => (v === null ? null : Number(v));
 
 /** The contract's ApiKey record: never the hash, never the secret. */
 export const keyJson = (k: ApiKeyRow) => ({
@@ -79,9 +82,9 @@ export const keyJson = (k: ApiKeyRow) => ({
   label: k.label,
   scopes: k.scopes,
   created_at: Number(k.created_at),
-  last_used_at: seconds(k.last_used_at),
-  expires_at: seconds(k.expires_at),
-  revoked_at: seconds(k.revoked_at),
+  last_used_at: unixOrNull(k.last_used_at),
+  expires_at: unixOrNull(k.expires_at),
+  revoked_at: unixOrNull(k.revoked_at),
 });
 
 /** What a valid Bearer key proves: who the caller is and what it may do. */

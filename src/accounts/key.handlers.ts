@@ -74,7 +74,7 @@ export function revokeKeyHandler(deps: KeyHandlerDeps): Handler {
       if (ctx.apiKey.id !== row.id) throw notFound();
     } else if (walletKey(revokingWallet(ctx)) !== row.wallet_key) throw walletMismatch(`Key ${id}`);
     const [revoked] = await em.execute<{ revoked_at: string }[]>(
-      `update api_key set revoked_at = coalesce(revoked_at, now()) where id = ? returning extract(epoch from revoked_at)::bigint as revoked_at`,
+      `update api_key set revoked_at = coalesce(revoked_at, now()) where id = ? returning floor(extract(epoch from revoked_at))::bigint as revoked_at`,
       [id],
     );
     return { status: 200, body: { id, revoked_at: Number(revoked.revoked_at) } };

@@ -1,7 +1,7 @@
 /** API-key test helpers: issuing a key with a wallet signature, and the Bearer header. */
 import { call, nowS, type Answer, type TestSigner } from './sellers.ts';
 
-export const TEST_API_KEY_SECRET = 'test-api-key-secret-0123456789abcdef';
+export { TEST_API_KEY_SECRET } from './app.ts';
 
 export async function issueKey(baseUrl: string, signer: TestSigner, scopes: string[], label: string | null = null, opts: { timestamp?: number; headers?: Record<string, string> } = {}): Promise<Answer> {
   const timestamp = opts.timestamp ?? nowS();
