@@ -18,6 +18,8 @@ export interface KeyUsage {
   close(): Promise<void>;
 }
 
+const MAX_ROWS_PER_UPDATE = 10_000;
+
 export function createKeyUsage(deps: { orm: Database; flushMs: number; log: Logger; now?: () => Date }): KeyUsage {
   const now = deps.now ?? (() => new Date());
   let pending = new Map<number, number>();
@@ -31,12 +33,17 @@ export function createKeyUsage(deps: { orm: Database; flushMs: number; log: Logg
     const rows = [...batch];
     const em = deps.orm.em.fork() as unknown as SqlEntityManager;
     try {
-      await em.execute(
-        `update api_key set last_used_at = greatest(api_key.last_used_at, to_timestamp(u.ms / 1000.0))
-           from (values ${rows.map(() => '(?::int, ?::bigint)').join(', ')}) as u(id, ms)
-          where api_key.id = u.id`,
-        rows.flat(),
-      );
+      // One statement per flush, unless more keys were used than one statement may carry
+      // parameters for (PostgreSQL: 65535).
+      for (let i = 0; i < rows.length; i += MAX_ROWS_PER_UPDATE) {
+        const chunk = rows.slice(i, i + MAX_ROWS_PER_UPDATE);
+        await em.execute(
+          `update api_key set last_used_at = greatest(api_key.last_used_at, to_timestamp(u.ms / 1000.0))
+             from (values ${chunk.map(() => '(?::int, ?::bigint)').join(', ')}) as u(id, ms)
+            where api_key.id = u.id`,
+          chunk.flat(),
+        );
+      }
     } catch (err) {
       // Kept for the next flush (newer uses of the same key win).
       for (const [id, ms] of batch) if ((pending.get(id) ?? 0) < ms) pending.set(id, ms);
