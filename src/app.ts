@@ -44,6 +44,10 @@ import { createSellerHandlers } from './sellers/seller-handlers.ts';
 import { createSellerMetrics } from './sellers/seller-metrics.ts';
 import { createProbeJobs } from './sellers/probe-jobs.ts';
 import { listSellerCatalogEntries } from './sellers/catalog-entries.ts';
+import { loadOrCreateApiKeySecret } from './accounts/api-keys.ts';
+import { createKeyUsage } from './accounts/key-usage.ts';
+import { createKeyAuth, refuseBearer, type KeyOperation } from './accounts/with-api-key.ts';
+import { createAccountHandlers } from './accounts/account-handlers.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const VERSION: string = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version;
@@ -108,6 +112,12 @@ export async function createApp(config: Config, log: Logger, opts: { chains?: Pr
     config.proxy.signingKeyId,
   );
 
+  // Bearer API keys: stored as HMACs under a secret kept outside the database (the devnet's in
+  // its data directory); last-used times are written in batches, not per request.
+  const apiKeySecret = config.apiKeys.secret ?? loadOrCreateApiKeySecret(join(config.dataDir, 'api-key-secret'));
+  const keyUsage = createKeyUsage({ orm, flushMs: config.apiKeys.usageFlushMs, log: log.child({ component: 'api-keys' }) });
+  const keys = createKeyAuth({ orm, secret: apiKeySecret, usage: keyUsage });
+
   const implemented: Record<string, Handler> = {
     getHealth: getHealthHandler({
       version: VERSION,
@@ -120,7 +130,8 @@ export async function createApp(config: Config, log: Logger, opts: { chains?: Pr
     getMetrics: getMetricsHandler(metrics),
     getSessionToken: getSessionTokenHandler(adapters),
     solanaFacilitator: solanaFacilitatorHandler(adapters, { minAtomic: config.payments.facilitatorMinAtomic }),
-    callSellerEndpoint: sellerCallHandler({
+    // A `pay` key only names the buyer: the paid flow (402 quote, proof) is unchanged.
+    callSellerEndpoint: keys.optional('callSellerEndpoint', sellerCallHandler({
       orm,
       paid,
       forward: { dispatcher: upstream.dispatcher, signer, timeoutMs: config.proxy.upstreamTimeoutMs, retryWindowMs: config.proxy.retryWindowMs, retryBaseMs: config.proxy.retryBaseMs },
@@ -128,12 +139,16 @@ export async function createApp(config: Config, log: Logger, opts: { chains?: Pr
       maxBodyBytes: config.proxy.maxBodyBytes,
       log,
       metrics,
-    }),
+    })),
   };
-  Object.assign(implemented, createSellerHandlers({ ...lifecycle, serviceName: config.serviceName, kickProbes: scheduler.kick }));
+  Object.assign(implemented, createSellerHandlers({ ...lifecycle, serviceName: config.serviceName, kickProbes: scheduler.kick, orKey: keys.orSignature }));
+  Object.assign(
+    implemented,
+    createAccountHandlers({ orm, serviceName: config.serviceName, secret: apiKeySecret, keys, onRefusal: (reason) => sellerMetrics.signatureRefusals.inc({ reason }) }),
+  );
   const inspected = createLru<string, { kind: DocumentKind; pages: number }>(4096);
   const bazaar = new Map(BUILTINS.map((b) => [b.path, builtinBazaar(contract.api.definition, b.path)]));
-  for (const b of BUILTINS) implemented[b.operationId] = builtinHandler({ paid, pool, limits: config.tools, inspected, metrics }, b, bazaar.get(b.path));
+  for (const b of BUILTINS) implemented[b.operationId] = keys.optional(b.operationId as KeyOperation, builtinHandler({ paid, pool, limits: config.tools, inspected, metrics }, b, bazaar.get(b.path)));
   const startedAt = new Date();
   implemented.listDiscoveryResources = discoveryHandler({
     publicBaseUrl: () => publicBaseUrl,
@@ -160,7 +175,7 @@ export async function createApp(config: Config, log: Logger, opts: { chains?: Pr
     const handler =
       implemented[id] ??
       (async () => {
-        throw notImplemented(id, 'API keys, accounts and payouts are not released yet');
+        throw notImplemented(id, 'payouts are not released yet');
       });
     const limit = RATE_LIMITED_OPERATIONS[id as OperationId];
     handlers[id] = limit ? withRateLimit(limit.bucket, limit.keyOf, handler) : handler;
@@ -173,6 +188,7 @@ export async function createApp(config: Config, log: Logger, opts: { chains?: Pr
     jsonBodyLimits: { registerSeller: 4096, addSellerEndpoint: 4096 },
     defaultJsonBodyLimit: 64 * 1024,
     classifyIssues,
+    preflight: { issueApiKey: refuseBearer },
     onResponse: ({ operationId, status, durationMs }) => {
       metrics.httpRequests.inc({ operation: operationId, status: String(status) });
       metrics.httpDuration.observe({ operation: operationId }, durationMs / 1000);
@@ -195,6 +211,8 @@ export async function createApp(config: Config, log: Logger, opts: { chains?: Pr
     close: async () => {
       await http.shutdown(config.shutdownTimeoutMs);
       await scheduler.close();
+      // After the last request: every recorded key use is written before the database closes.
+      await keyUsage.close();
       await upstream.close();
       await quotes.close();
       await pool.close();

@@ -72,6 +72,19 @@ export interface Config {
   redisUrl: string | null;
   /** Reverse proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY_HOPS); 0: the socket peer is the client. */
   trustProxyHops: number;
+  apiKeys: ApiKeysConfig;
+}
+
+/** Bearer API keys (src/accounts/). */
+export interface ApiKeysConfig {
+  /**
+   * HMAC secret keys are stored under (API_KEY_SECRET, at least 32 characters). Required in
+   * production; null in the devnet profile means: generated once into `<dataDir>/api-key-secret`.
+   * Changing it invalidates every issued key.
+   */
+  secret: string | null;
+  /** How often the batched last_used_at times are written (API_KEY_USAGE_FLUSH_MS). */
+  usageFlushMs: number;
 }
 
 /** Seller marketplace: upstream safety, probes and the endpoint lifecycle (every threshold here so tests can shrink them). */
@@ -170,6 +183,13 @@ const required = (env: Env, name: string, pattern: RegExp, what: string): string
   const v = env[name];
   if (v === undefined || v === '') throw new ConfigError(name, `is required in the production profile (${what})`);
   if (!pattern.test(v)) throw new ConfigError(name, `must be ${what}`);
+  return v;
+};
+
+const apiKeySecret = (env: Env): string | null => {
+  const v = env.API_KEY_SECRET;
+  if (v === undefined || v === '') return null;
+  if (v.length < 32) throw new ConfigError('API_KEY_SECRET', 'must be at least 32 characters of random text');
   return v;
 };
 
@@ -312,6 +332,10 @@ export function loadConfig(env: Env): Config {
     rateLimits: parseRateLimits(env.RATE_LIMITS),
     redisUrl: url(env, 'REDIS_URL', null, ['redis:', 'rediss:']),
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
+    apiKeys: {
+      secret: profile === 'production' ? required(env, 'API_KEY_SECRET', /^.{32,}$/, 'at least 32 characters of random text') : apiKeySecret(env),
+      usageFlushMs: int(env, 'API_KEY_USAGE_FLUSH_MS', 5_000, 10, 3_600_000),
+    },
   };
 }
 

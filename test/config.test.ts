@@ -50,6 +50,7 @@ test('production accepts a complete configuration', () => {
     SOLANA_RPC_URL: 'https://solana', SOLANA_USDC_MINT: b58, SOLANA_PAY_TO: b58,
     EVM_RELAYER_KEY: key, EVM_TREASURY_KEY: key, SOLANA_FEE_PAYER_KEY: b58, SOLANA_TREASURY_KEY: b58,
     FORWARD_SIGNING_KEY: Buffer.alloc(32, 9).toString('base64'),
+    API_KEY_SECRET: 'k'.repeat(32),
   });
   assert.equal(c.chains?.base.chainId, 8453);
   assert.equal(c.chains?.polygon.chainId, 137);

@@ -277,7 +277,8 @@ describe('openapi.yaml is valid OpenAPI 3.1', () => {
     );
     for (const id of PAID) {
       const o = opById(id);
-      assert.deepEqual(o.op.security, [{ xPayment: [] }, { xSessionToken: [] }, {}], `${id} security`);
+      // A `pay` key may come beside the proof (it names the buyer), never instead of it.
+      assert.deepEqual(o.op.security, [{ xPayment: [] }, { xSessionToken: [] }, {}, { xPayment: [], bearerApiKey: ['pay'] }, { xSessionToken: [], bearerApiKey: ['pay'] }], `${id} security`);
       const headers = (o.op.parameters ?? []).map((p: Json) => deref(p)).filter((p: Json) => p.in === 'header');
       assert.deepEqual(headers.map((p: Json) => [p.name, p.required]), [['X-Payment', false], ['X-Session-Token', false], ['PAYMENT-SIGNATURE', false]]);
       const ok = responseOf(o, '200');
@@ -346,6 +347,9 @@ describe('error codes', () => {
     ['401', 'wallet_mismatch', ['deleteSellerEndpoint', 'updateSellerEndpoint', 'revokeApiKey']],
     ['401', 'invalid_api_key', ['listApiKeys', 'revokeApiKey', 'getAccount', 'addSellerEndpoint', 'listSellerEndpoints', 'updateSellerEndpoint', 'deleteSellerEndpoint', 'getSellerStats', 'getSellerErrors', 'requestPayout']],
     ['401', 'missing_api_key', ['listApiKeys']],
+    ['401', 'invalid_api_key', PAID],
+    ['403', 'insufficient_scope', PAID],
+    ['401', 'wallet_mismatch', ['getAccount', 'addSellerEndpoint', 'listSellerEndpoints', 'getSellerStats', 'getSellerErrors']],
     ['403', 'signature_required', ['issueApiKey']],
     ['403', 'insufficient_scope', ['listApiKeys', 'getAccount', 'addSellerEndpoint', 'listSellerEndpoints', 'updateSellerEndpoint', 'deleteSellerEndpoint', 'getSellerStats', 'getSellerErrors', 'requestPayout']],
     ['404', 'endpoint_not_found', ['deleteSellerEndpoint', 'updateSellerEndpoint']],

@@ -140,11 +140,12 @@ test('a chunked add-endpoint body is refused with 413 while it streams, before i
 });
 
 test('operations whose issue has not landed answer 501 not_implemented and say so', async () => {
-  const res = await fetch(`${t.baseUrl}/v1/keys`);
+  // Payouts land with the settlement work; until then requestPayout is the one such operation.
+  const res = await fetch(`${t.baseUrl}/v1/_seller/0x${'a'.repeat(40)}/payouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signature: '0x12', timestamp: 1 }) });
   assert.equal(res.status, 501);
   const body = (await res.json()) as any;
   assert.equal(body.error, 'not_implemented');
-  assert.match(body.message, /listApiKeys is part of the contract but not implemented yet/);
+  assert.match(body.message, /requestPayout is part of the contract but not implemented yet/);
 });
 
 test('without chain configuration a paid call answers 503 service_unavailable instead of an unpayable quote', async () => {

@@ -16,6 +16,7 @@ import { httpbis, createVerifier } from 'http-message-signatures';
 import type { TestDevnet } from './helpers/devnet.ts';
 import { decodePaymentResponse, sessionToken, startPaidTestEnv, xPayment, type PaidTestEnv } from './helpers/paid.ts';
 import { endpointInput, eventually, evmSigner, publish, register } from './helpers/sellers.ts';
+import { newKey } from './helpers/keys.ts';
 import { assertMatchesContract } from './helpers/contract.ts';
 import { signEip3009Authorization, solanaPartiallySignedTransfer } from '../devnet/buyer.ts';
 import { net } from '../src/payments/receipt-gate.ts';
@@ -30,6 +31,8 @@ const received: { url: string; headers: IncomingMessage['headers']; body: Buffer
 const hits = (path: string) => received.filter((r) => r.url === `/${path}`).length;
 let flakyFailures = 0;
 const seller = evmSigner();
+/** A live `pay` key the buyer sends beside its payment: it must not reach the upstream either. */
+let buyerKey: string;
 
 /** Probes (no X-Paycall-Tx) always get 200 JSON; paid calls get the path's behaviour. */
 function upstreamHandler(req: IncomingMessage, res: import('node:http').ServerResponse) {
@@ -77,6 +80,7 @@ before(async () => {
   env = await startPaidTestEnv('sellerpaid', { TOOL_WORKERS: '1', UPSTREAM_TIMEOUT_MS: '500', UPSTREAM_RETRY_WINDOW_MS: '2000', UPSTREAM_RETRY_BASE_MS: '50', PROXY_MAX_STORED_BYTES: String(1024 * 1024) });
   ({ devnet, t, sql } = env);
   assert.equal((await register(t.baseUrl, seller, 'acme')).status, 201);
+  buyerKey = (await newKey(t.baseUrl, evmSigner(), ['pay'])).key;
   for (const [suffix, mode] of Object.entries(PATHS)) {
     const r = await publish(t.baseUrl, seller, endpointInput(upstreamUrl, suffix, { mode, atomic_price: PRICES[suffix] ?? 20_000, sample_body: { q: 'sample' } }));
     assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -99,7 +103,7 @@ const authorize = async (path: string, body: string, value: bigint, buyer = 0) =
   const q = await post(path, body);
   assert.equal(q.status, 402);
   const auth = await signEip3009Authorization({ chainId: base().chainId, usdc: base().usdc, privateKey: devnet.info.accounts[buyer].evmPrivateKey, to: base().payTo, value });
-  return { 'x-session-token': sessionToken('base', auth), authorization: 'Bearer pc_live_should_not_travel', cookie: 'buyer=secret' };
+  return { 'x-session-token': sessionToken('base', auth), authorization: `Bearer ${buyerKey}`, cookie: 'buyer=secret' };
 };
 const ledger = async (tx: string) => (await sql.query('select * from payment where lower(tx) = lower($1)', [tx])).rows;
 

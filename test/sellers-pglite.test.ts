@@ -1,6 +1,7 @@
 /**
  * The seller marketplace on the embedded default (PGlite): register, publish, the scheduler's
- * claims (FOR UPDATE SKIP LOCKED) activating the endpoint, signature replay, delete.
+ * claims (FOR UPDATE SKIP LOCKED) activating the endpoint, signature replay, delete; API keys
+ * and the account on the same embedded database.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
+import { bearer, newKey } from './helpers/keys.ts';
 import { call, deleteEndpoint, endpointInput, eventually, listEndpoints, nowS, publish, register, solanaSigner, startUpstream, evmSigner, type TestUpstream } from './helpers/sellers.ts';
 
 let dir: string;
@@ -17,7 +19,7 @@ let up: TestUpstream;
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'paycall-pglite-sellers-'));
   up = await startUpstream();
-  t = await startTestApp(testConfig({ PGLITE_DIR: join(dir, 'db'), SCHEDULER_TICK_MS: '10', HEALTH_PROBE_INTERVAL_MS: '20' }));
+  t = await startTestApp(testConfig({ PGLITE_DIR: join(dir, 'db'), SCHEDULER_TICK_MS: '10', HEALTH_PROBE_INTERVAL_MS: '20', API_KEY_USAGE_FLUSH_MS: '200' }));
 });
 after(async () => {
   await t?.close();
@@ -42,4 +44,20 @@ test('on PGlite a seller registers, publishes, the scheduler activates the endpo
   assert.ok(meta.endpoints.some((x: any) => x.path === '/v1/embedded/local' && x.seller === sol.wallet));
   assert.equal((await deleteEndpoint(t.baseUrl, sol, e.body.id)).status, 200);
   assert.deepEqual((await listEndpoints(t.baseUrl, sol)).body.endpoints, []);
+});
+
+test('on PGlite API keys work: issue, use, batched last_used_at, revoke; the account reads the ledger', async () => {
+  const w = evmSigner();
+  const { key, id } = await newKey(t.baseUrl, w, ['read', 'balance:read']);
+  const listed = await call(t.baseUrl, 'listApiKeys', 'GET', '/v1/keys', { headers: bearer(key) });
+  assert.equal(listed.status, 200);
+  const account = await call(t.baseUrl, 'getAccount', 'GET', '/v1/account', { headers: bearer(key) });
+  assert.deepEqual([account.status, account.body.earned_atomic, account.body.spent_atomic, account.body.payout_chain], [200, '0', '0', 'base']);
+  // The batched write runs here too (the flush UPDATE ... FROM (VALUES ...)).
+  await eventually('last_used_at flushed', async () => {
+    const keys = (await call(t.baseUrl, 'listApiKeys', 'GET', '/v1/keys', { headers: bearer(key) })).body.keys;
+    return keys.find((k: { id: number }) => k.id === id)?.last_used_at !== null;
+  }, 20_000);
+  assert.equal((await call(t.baseUrl, 'revokeApiKey', 'DELETE', `/v1/keys/${id}`, { headers: bearer(key) })).status, 200);
+  assert.equal((await call(t.baseUrl, 'listApiKeys', 'GET', '/v1/keys', { headers: bearer(key) })).body.error, 'invalid_api_key');
 });

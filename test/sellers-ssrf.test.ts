@@ -93,6 +93,7 @@ test('local upstreams are a devnet convenience: on by default there, refused in 
     SOLANA_FEE_PAYER_KEY: b58,
     SOLANA_TREASURY_KEY: b58,
     FORWARD_SIGNING_KEY: Buffer.alloc(32, 9).toString('base64'),
+    API_KEY_SECRET: 'k'.repeat(32),
   };
   assert.equal(loadConfig(production).sellers.allowLocalUpstreams, false, 'off by default in production');
   assert.throws(() => loadConfig({ ...production, ALLOW_LOCAL_UPSTREAMS: '1' }), (e: unknown) => e instanceof ConfigError && e.variable === 'ALLOW_LOCAL_UPSTREAMS');

@@ -260,6 +260,8 @@ export interface Payment {
   net: bigint;
   /** Settlement reference: the payout that paid this row's net to the seller; null = unsettled. */
   payoutId: number | null;
+  /** The wallet of the `pay` API key the call was made with (its lookup key), beside the paying address; null without a key. */
+  buyerWallet: string | null;
   createdAt: Date;
 }
 export const PaymentSchema = new EntitySchema<Payment>({
@@ -279,6 +281,8 @@ export const PaymentSchema = new EntitySchema<Payment>({
     fee: amount(),
     net: amount(),
     payoutId: { type: 'bigint', nullable: true },
+    // Indexed where not null, and payer also on lower(payer) (migration api_keys): accounts match EVM payers case-insensitively.
+    buyerWallet: { type: 'string', length: 64, nullable: true },
     createdAt: createdAt(),
   },
 });
@@ -288,7 +292,7 @@ export interface ApiKey {
   wallet: string;
   walletKey: string;
   keyPrefix: string;
-  /** SHA-256 of the full key; the secret itself is never stored. */
+  /** HMAC-SHA-256 (API_KEY_SECRET) of the full key; the secret itself is never stored. */
   keyHash: string;
   label: string | null;
   scopes: string[];

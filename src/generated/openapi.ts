@@ -1345,7 +1345,7 @@ export interface components {
     };
     /** @description A new key, with its secret (shown once). */
     IssuedApiKey: {
-      /** @description The secret key, `<prefix>_live_<random>`. Returned only here. */
+      /** @description The secret key, `<prefix>_live_<random>` (`<random>`: 43 base64url characters, 256 bits). Returned only here. */
       api_key: string;
       /** @description The leading characters of the key, shown in listings. */
       key_prefix: string;
@@ -1388,6 +1388,8 @@ export interface components {
       spent_atomic: components["schemas"]["AtomicAmount"];
       /** @description Net seller earnings not settled yet. */
       withdrawable_atomic: components["schemas"]["AtomicAmount"];
+      /** @description Net seller earnings already paid out (confirmed payouts); `earned_atomic` = `settled_atomic` + `withdrawable_atomic`. */
+      settled_atomic?: components["schemas"]["AtomicAmount"];
       /** @description The chain payouts are sent on (for a wallet that is not a seller, the wallet's own chain). */
       payout_chain: components["schemas"]["PayoutChain"];
       /** @description Published endpoints (not deleted). */
@@ -1784,6 +1786,11 @@ export interface components {
       /** @enum {string} */
       error: "signature_required";
     };
+    /** @description The error body with `error` invalid_api_key. */
+    InvalidApiKeyError: components["schemas"]["Error"] & {
+      /** @enum {string} */
+      error: "invalid_api_key";
+    };
     /** @description The error body with `error` insufficient_scope. */
     InsufficientScopeError: components["schemas"]["Error"] & {
       /** @enum {string} */
@@ -1829,10 +1836,10 @@ export interface components {
       /** @enum {string} */
       error: "invalid_wallet" | "invalid_timestamp";
     };
-    /** @description The error body with `error` one of: missing_sig_or_ts, invalid_signature, invalid_api_key. */
+    /** @description The error body with `error` one of: missing_sig_or_ts, invalid_signature, invalid_api_key, wallet_mismatch. */
     AccountUnauthorizedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error: "missing_sig_or_ts" | "invalid_signature" | "invalid_api_key";
+      error: "missing_sig_or_ts" | "invalid_signature" | "invalid_api_key" | "wallet_mismatch";
     };
     /** @description The error body with `error` one of: invalid_json, invalid_input, invalid_slug_format, invalid_wallet, invalid_timestamp. */
     RegisterSellerBadRequestError: components["schemas"]["Error"] & {
@@ -2040,6 +2047,18 @@ export interface components {
       };
       content: {
         "application/json": components["schemas"]["SignatureAlreadyUsedError"];
+      };
+    };
+    /**
+     * @description A Bearer key was sent (optional on paid calls, it names the buyer) but it is revoked,
+     *     expired or unknown. Payment proof is required with or without a key.
+     */
+    PaidCallUnauthorized: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["InvalidApiKeyError"];
       };
     };
     /** @description The Bearer key lacks the scope this operation needs. */
@@ -2332,6 +2351,7 @@ export type SchemaInternalError = components['schemas']['InternalError'];
 export type SchemaInvalidSignatureError = components['schemas']['InvalidSignatureError'];
 export type SchemaSignatureAlreadyUsedError = components['schemas']['SignatureAlreadyUsedError'];
 export type SchemaSignatureRequiredError = components['schemas']['SignatureRequiredError'];
+export type SchemaInvalidApiKeyError = components['schemas']['InvalidApiKeyError'];
 export type SchemaInsufficientScopeError = components['schemas']['InsufficientScopeError'];
 export type SchemaKeyNotFoundError = components['schemas']['KeyNotFoundError'];
 export type SchemaSellerNotFoundError = components['schemas']['SellerNotFoundError'];
@@ -2367,6 +2387,7 @@ export type ResponseToolsUnavailable = components['responses']['ToolsUnavailable
 export type ResponseProcessingTimeout = components['responses']['ProcessingTimeout'];
 export type ResponseInvalidSignature = components['responses']['InvalidSignature'];
 export type ResponseSignatureAlreadyUsed = components['responses']['SignatureAlreadyUsed'];
+export type ResponsePaidCallUnauthorized = components['responses']['PaidCallUnauthorized'];
 export type ResponseInsufficientScope = components['responses']['InsufficientScope'];
 export type ResponseSellerNotFound = components['responses']['SellerNotFound'];
 export type ResponseSellerEndpointNotFound = components['responses']['SellerEndpointNotFound'];
@@ -2437,7 +2458,9 @@ export interface operations {
         };
       };
       400: components["responses"]["ToolBadRequest"];
+      401: components["responses"]["PaidCallUnauthorized"];
       402: components["responses"]["PaymentRequired"];
+      403: components["responses"]["InsufficientScope"];
       409: components["responses"]["TxAlreadyConsumed"];
       413: components["responses"]["BodyTooLarge"];
       422: components["responses"]["InvalidDocument"];
@@ -2488,7 +2511,9 @@ export interface operations {
         };
       };
       400: components["responses"]["ToolBadRequest"];
+      401: components["responses"]["PaidCallUnauthorized"];
       402: components["responses"]["PaymentRequired"];
+      403: components["responses"]["InsufficientScope"];
       409: components["responses"]["TxAlreadyConsumed"];
       413: components["responses"]["BodyTooLarge"];
       422: components["responses"]["InvalidDocument"];
@@ -2539,7 +2564,9 @@ export interface operations {
         };
       };
       400: components["responses"]["ToolBadRequest"];
+      401: components["responses"]["PaidCallUnauthorized"];
       402: components["responses"]["PaymentRequired"];
+      403: components["responses"]["InsufficientScope"];
       409: components["responses"]["TxAlreadyConsumed"];
       413: components["responses"]["BodyTooLarge"];
       422: components["responses"]["InvalidDocument"];
@@ -2603,7 +2630,9 @@ export interface operations {
         };
       };
       400: components["responses"]["ToolBadRequest"];
+      401: components["responses"]["PaidCallUnauthorized"];
       402: components["responses"]["PaymentRequired"];
+      403: components["responses"]["InsufficientScope"];
       409: components["responses"]["TxAlreadyConsumed"];
       413: components["responses"]["BodyTooLarge"];
       422: components["responses"]["InvalidDocument"];
@@ -2686,7 +2715,9 @@ export interface operations {
           "application/json": components["schemas"]["InvalidInputError"];
         };
       };
+      401: components["responses"]["PaidCallUnauthorized"];
       402: components["responses"]["PaymentRequired"];
+      403: components["responses"]["InsufficientScope"];
       /** @description No published endpoint at this path (or it was deleted). */
       404: {
         headers: {
@@ -3030,7 +3061,7 @@ export interface operations {
           "application/json": components["schemas"]["AccountBadRequestError"];
         };
       };
-      /** @description No credentials, a wrong signature, or a revoked, expired or unknown key. */
+      /** @description No credentials, a wrong signature, a revoked, expired or unknown key, or a key sent with the `wallet` of another wallet. */
       401: {
         headers: {
           [name: string]: unknown;

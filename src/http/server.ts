@@ -27,6 +27,8 @@ export interface RequestContext {
   body: unknown;
   clientIp: string;
   log: Logger;
+  /** The Bearer API key the request was authorised with, once a key wrapper (src/accounts/) has checked it. */
+  apiKey?: { id: number; wallet: string; scopes: readonly string[] };
 }
 
 export interface HandlerResult {
@@ -49,6 +51,8 @@ export interface HttpServerDeps {
   jsonBodyLimits: Record<string, number>;
   defaultJsonBodyLimit: number;
   classifyIssues?: IssueClassifier;
+  /** Checks per operation that refuse a request on its headers alone, before its body is read or validated. */
+  preflight?: Record<string, (req: IncomingMessage) => void>;
   onResponse?: (info: { operationId: string; status: number; durationMs: number }) => void;
 }
 
@@ -112,6 +116,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       if (match === undefined) throw new AppError('endpoint_not_found', 404, `No endpoint at ${url.pathname}.`, { hint: 'GET /v1/_meta lists the catalog.' });
       if (match === 'method_not_allowed') throw new AppError('method_not_allowed', 405, `${req.method} is not allowed on ${url.pathname}.`);
       operationId = match.operationId;
+      deps.preflight?.[operationId]?.(req);
       // Malformed text is refused before validation, handlers or the database see it.
       const { query, issues: queryIssues } = parseQuery(url.search);
       const encodingIssues = [...match.issues, ...queryIssues];

@@ -113,3 +113,4 @@ export const updateEndpointPayload = (e: Omit<EndpointFields, 'path_suffix'> & {
   JSON.stringify({ id: e.id, upstream_url: e.upstream_url, atomic_price: e.atomic_price, unit: e.unit, desc: e.desc, mode: e.mode });
 export const idPayload = (id: number | string) => String(id);
 export const walletPayload = (wallet: string) => wallet;
+export const issueApiKeyPayload = (k: { label: string | null; scopes: readonly string[] }) => JSON.stringify({ label: k.label, scopes: k.scopes });

@@ -50,13 +50,15 @@ export const byClientAddress: KeyOf = (ctx, proxyHops) => `ip:${clientAddress(ct
 
 /**
  * The wallet a seller or key call acts for: in the path (`/v1/_seller/{wallet}/...`), else in
- * the JSON body (`wallet`, `primary_wallet`): a seller's calls are counted together from
+ * the JSON body (`wallet`, `primary_wallet`), the `wallet` query parameter or the X-Wallet
+ * header: a seller's calls are counted together from
  * wherever they come. EVM addresses are case-insensitive; Solana's base58 is not. A call
  * naming no wallet (a Bearer key listing) is counted by client address.
  */
 export const byWallet: KeyOf = (ctx, proxyHops) => {
   const body = ctx.body && typeof ctx.body === 'object' ? (ctx.body as Record<string, unknown>) : {};
-  const named = ctx.params.wallet ?? body.wallet ?? body.primary_wallet;
+  // The account's `?wallet=` and a revocation's X-Wallet name the wallet of those key operations.
+  const named = ctx.params.wallet ?? body.wallet ?? body.primary_wallet ?? ctx.query.wallet ?? ctx.req.headers['x-wallet'];
   if (typeof named !== 'string' || named === '') return byClientAddress(ctx, proxyHops);
   return `wallet:${/^0x/i.test(named) ? named.toLowerCase() : named}`;
 };

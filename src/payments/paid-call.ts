@@ -8,6 +8,7 @@
 import type { Network } from '../chains/chain-adapter.ts';
 import type { ChainAdapterSet } from '../chains/create-chain-adapters.ts';
 import { AppError } from '../http/app-error.ts';
+import { walletKey } from '../http/wallet-signature.ts';
 import { toErrorAnswer } from '../http/errors.ts';
 import type { HandlerResult, RequestContext } from '../http/server.ts';
 import type { Logger } from '../log.ts';
@@ -107,7 +108,9 @@ export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidR
 
   // The amount the chain shows arrived, as written to the ledger row (money-in metrics count it once).
   let arrived = null as bigint | null;
-  const req: RailRequest = { fingerprint: p.fingerprint, amount: p.amount, ledgerFor: (network, tx, payer, amount) => ledgerFor(p, network, tx, payer, (arrived = amount)) };
+  // A `pay` API key (checked by its wrapper) names the buyer; the payment proof still pays.
+  const buyerWallet = ctx.apiKey ? walletKey(ctx.apiKey.wallet) : null;
+  const req: RailRequest = { fingerprint: p.fingerprint, amount: p.amount, ledgerFor: (network, tx, payer, amount) => ledgerFor(p, network, tx, payer, (arrived = amount), buyerWallet) };
   const verifying = performance.now();
   const result = await settleWith(deps, req, receipt);
   const outcome = !result.ok ? 'refused' : result.outcome.kind === 'replay' ? 'replay' : 'accepted';
@@ -227,7 +230,7 @@ function streamOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, answer:
   return { status: answer.status, headers: answer.headers, body: stream };
 }
 
-const ledgerFor = (p: PaidRequest, network: Network, tx: string, payer: string, amount: bigint): LedgerEntry => ({
+const ledgerFor = (p: PaidRequest, network: Network, tx: string, payer: string, amount: bigint, buyerWallet: string | null): LedgerEntry => ({
   network,
   tx,
   payer,
@@ -237,4 +240,5 @@ const ledgerFor = (p: PaidRequest, network: Network, tx: string, payer: string, 
   sellerId: p.sellerId,
   endpointId: p.endpointId,
   takeBps: p.takeBps,
+  buyerWallet,
 });

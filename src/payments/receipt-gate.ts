@@ -15,7 +15,7 @@ import { AppError } from '../http/app-error.ts';
 import { createLru } from '../lib/lru.ts';
 
 /** What a payment row records; fee and net are derived from amount and take rate. */
-export type LedgerEntry = Pick<Payment, 'network' | 'tx' | 'payer' | 'amount' | 'quotedAmount' | 'endpointPath' | 'sellerId' | 'endpointId' | 'takeBps'>;
+export type LedgerEntry = Pick<Payment, 'network' | 'tx' | 'payer' | 'amount' | 'quotedAmount' | 'endpointPath' | 'sellerId' | 'endpointId' | 'takeBps'> & Partial<Pick<Payment, 'buyerWallet'>>;
 
 export interface StoredAnswer {
   status: number;
@@ -163,9 +163,9 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRun
   const insertLedger = async (tx: SqlEntityManager, ledger: LedgerEntry): Promise<number> => {
     const netAmount = net(ledger.amount, ledger.takeBps);
     const rows = await tx.execute<{ id: string }[]>(
-      `insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, endpoint_id, take_bps, fee, net)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
-      [ledger.network, ledger.tx, ledger.payer, ledger.amount.toString(), ledger.quotedAmount.toString(), ledger.endpointPath, ledger.sellerId, ledger.endpointId, ledger.takeBps, (ledger.amount - netAmount).toString(), netAmount.toString()],
+      `insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, endpoint_id, take_bps, fee, net, buyer_wallet)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
+      [ledger.network, ledger.tx, ledger.payer, ledger.amount.toString(), ledger.quotedAmount.toString(), ledger.endpointPath, ledger.sellerId, ledger.endpointId, ledger.takeBps, (ledger.amount - netAmount).toString(), netAmount.toString(), ledger.buyerWallet ?? null],
     );
     return Number(rows[0].id);
   };

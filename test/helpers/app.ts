@@ -10,9 +10,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Rate limits are off unless a suite sets RATE_LIMITS: suites send many calls from one address. */
+export const TEST_API_KEY_SECRET = 'test-api-key-secret-0123456789abcdef';
+
+/**
+ * Rate limits are off unless a suite sets RATE_LIMITS: suites send many calls from one address.
+ * API keys get a fixed secret, so no suite writes one into the data directory.
+ */
 export function testConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMITS: 'off', ...env });
+  return loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMITS: 'off', API_KEY_SECRET: TEST_API_KEY_SECRET, ...env });
 }
 
 export async function startTestApp(config: Config, log: Logger = createLogger(process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent')): Promise<TestApp> {

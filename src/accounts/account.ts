@@ -1,0 +1,77 @@
+/**
+ * A wallet's balances from the ledger (`payment`), as seller and as buyer. Money stays in
+ * numeric/bigint from SQL to JSON (decimal strings); nothing passes through a float.
+ */
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { Database } from '../db/orm.ts';
+import { AppError } from '../http/app-error.ts';
+import type { Handler, RequestContext } from '../http/server.ts';
+import { walletKey, walletKind } from '../http/wallet-signature.ts';
+import { findSellerByWallet } from '../sellers/seller-store.ts';
+
+export interface AccountBalances {
+  /** Net earnings of the seller this wallet belongs to: settled + withdrawable. */
+  earned: bigint;
+  /** Net earnings whose payout is confirmed (payment.payout_id set). */
+  settled: bigint;
+  /** Net earnings not settled yet (payment.payout_id null). */
+  withdrawable: bigint;
+  /** USDC paid by this wallet (as payer on any chain, or as the buyer a `pay` key named). */
+  spent: bigint;
+  /** Published endpoints, deleted ones not counted. */
+  endpointsCount: number;
+  /** The seller's payout chain; null when the wallet is no seller's. */
+  payoutChain: string | null;
+}
+
+/**
+ * One statement, so the figures come from one snapshot: a payout confirmed meanwhile moves
+ * earnings from withdrawable to settled, never counts them twice or not at all.
+ * EVM payers are matched case-insensitively (`lower(payer)`, indexed), Solana's base58 exactly.
+ */
+export async function accountBalances(em: SqlEntityManager, wallet: string): Promise<AccountBalances> {
+  const seller = await findSellerByWallet(em, wallet);
+  const key = walletKey(wallet);
+  const payerMatch = walletKind(wallet) === 'evm' ? 'lower(payer) = ?' : 'payer = ?';
+  const sellerId = seller?.id ?? null;
+  const [row] = await em.execute<{ settled: string; withdrawable: string; spent: string; endpoints: number }[]>(
+    `select
+       (select coalesce(sum(net), 0)::text from payment where seller_id = ? and payout_id is not null) as settled,
+       (select coalesce(sum(net), 0)::text from payment where seller_id = ? and payout_id is null) as withdrawable,
+       (select coalesce(sum(amount), 0)::text from payment where ${payerMatch} or buyer_wallet = ?) as spent,
+       (select count(*)::int from seller_endpoint where seller_id = ? and deleted_at is null) as endpoints`,
+    [sellerId, sellerId, key, key, sellerId],
+  );
+  const settled = BigInt(row.settled);
+  const withdrawable = BigInt(row.withdrawable);
+  return { earned: settled + withdrawable, settled, withdrawable, spent: BigInt(row.spent), endpointsCount: row.endpoints, payoutChain: seller?.payout_chain ?? null };
+}
+
+/** The account's wallet when signed: the `wallet` query parameter, without which the credentials are incomplete. */
+export function accountWallet(ctx: RequestContext): string {
+  const wallet = ctx.query.wallet;
+  if (!wallet) throw new AppError('missing_sig_or_ts', 401, 'Send the query parameters wallet, sig and ts, or a Bearer API key with the scope balance:read.');
+  return wallet;
+}
+
+/** GET /v1/account, for the Bearer key's wallet or the signing wallet. */
+export function accountHandler(deps: { orm: Database }): Handler {
+  return async (ctx) => {
+    const wallet = ctx.apiKey?.wallet ?? accountWallet(ctx);
+    const b = await accountBalances(deps.orm.em.fork() as unknown as SqlEntityManager, wallet);
+    return {
+      status: 200,
+      body: {
+        wallet,
+        earned_atomic: b.earned.toString(),
+        settled_atomic: b.settled.toString(),
+        withdrawable_atomic: b.withdrawable.toString(),
+        spent_atomic: b.spent.toString(),
+        // A wallet that sells nothing would be paid on its own chain's family default.
+        payout_chain: b.payoutChain ?? (walletKind(wallet) === 'solana' ? 'solana' : 'base'),
+        endpoints_count: b.endpointsCount,
+        ...(ctx.apiKey ? { scopes: ctx.apiKey.scopes } : {}),
+      },
+    };
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * POST /v1/keys (wallet-signed), GET /v1/keys (Bearer `read`), DELETE /v1/keys/{id} (wallet-signed
+ * or the Bearer key itself). The signature and key checks are the wrappers' business
+ * (account-handlers.ts); these handlers only act.
+ */
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { Database } from '../db/orm.ts';
+import { AppError } from '../http/app-error.ts';
+import type { Handler, RequestContext } from '../http/server.ts';
+import { walletKey } from '../http/wallet-signature.ts';
+import { generateApiKey, hashApiKey, KEY_COLUMNS, KEY_WARNING, keyJson, type ApiKeyRow, type Scope } from './api-keys.ts';
+import { walletMismatch } from './with-api-key.ts';
+
+export interface KeyHandlerDeps {
+  orm: Database;
+  secret: string;
+}
+
+const sqlOf = (orm: Database) => orm.em.fork() as unknown as SqlEntityManager;
+
+export interface IssueApiKeyBody {
+  wallet: string;
+  label: string | null;
+  scopes: Scope[];
+}
+
+export function issueKeyHandler(deps: KeyHandlerDeps): Handler {
+  return async (ctx) => {
+    const body = ctx.body as IssueApiKeyBody;
+    const { apiKey, keyPrefix } = generateApiKey();
+    const [row] = await sqlOf(deps.orm).execute<ApiKeyRow[]>(
+      `insert into api_key (wallet, wallet_key, key_prefix, key_hash, label, scopes) values (?, ?, ?, ?, ?, ?::jsonb) returning ${KEY_COLUMNS}`,
+      [body.wallet, walletKey(body.wallet), keyPrefix, hashApiKey(deps.secret, apiKey), body.label, JSON.stringify(body.scopes)],
+    );
+    const k = keyJson(row);
+    return {
+      status: 201,
+      // The secret must not linger in shared caches.
+      headers: { 'cache-control': 'no-store' },
+      body: { api_key: apiKey, key_prefix: k.key_prefix, scopes: k.scopes, warning: KEY_WARNING, id: k.id, label: k.label, created_at: k.created_at, expires_at: k.expires_at },
+    };
+  };
+}
+
+/** Every key of the Bearer key's wallet, revoked ones included, oldest first. */
+export function listKeysHandler(deps: KeyHandlerDeps): Handler {
+  return async (ctx) => {
+    const wallet = ctx.apiKey!.wallet;
+    const rows = await sqlOf(deps.orm).execute<ApiKeyRow[]>(`select ${KEY_COLUMNS} from api_key where wallet_key = ? order by id`, [walletKey(wallet)]);
+    return { status: 200, body: { wallet, keys: rows.map(keyJson) } };
+  };
+}
+
+/** The wallet a signed revocation claims (X-Wallet); without it the signature headers are incomplete. */
+export function revokingWallet(ctx: RequestContext): string {
+  const wallet = ctx.req.headers['x-wallet'];
+  if (typeof wallet !== 'string' || wallet === '') throw new AppError('missing_signature_headers', 401, 'Send X-Wallet, X-Signature and X-Timestamp, or the Bearer key itself.');
+  return wallet;
+}
+
+/**
+ * Revokes a key. A Bearer key may revoke only itself: any other id answers 404, as if it did
+ * not exist, so a key cannot probe which ids its wallet (or others) own. Revoking twice keeps
+ * the first revoked_at.
+ */
+export function revokeKeyHandler(deps: KeyHandlerDeps): Handler {
+  return async (ctx) => {
+    const id = Number(ctx.params.id);
+    const em = sqlOf(deps.orm);
+    const notFound = () => new AppError('key_not_found', 404, `No API key with id ${id}.`);
+    const [row] = await em.execute<ApiKeyRow[]>(`select ${KEY_COLUMNS} from api_key where id = ?`, [id]);
+    if (!row) throw notFound();
+    if (ctx.apiKey) {
+      if (ctx.apiKey.id !== row.id) throw notFound();
+    } else if (walletKey(revokingWallet(ctx)) !== row.wallet_key) throw walletMismatch(`Key ${id}`);
+    const [revoked] = await em.execute<{ revoked_at: string }[]>(
+      `update api_key set revoked_at = coalesce(revoked_at, now()) where id = ? returning floor(extract(epoch from revoked_at))::bigint as revoked_at`,
+      [id],
+    );
+    return { status: 200, body: { id, revoked_at: Number(revoked.revoked_at) } };
+  };
+}
