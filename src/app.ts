@@ -44,6 +44,7 @@ import { createSellerHandlers } from './sellers/seller-handlers.ts';
 import { createSellerMetrics } from './sellers/seller-metrics.ts';
 import { createProbeJobs } from './sellers/probe-jobs.ts';
 import { listSellerCatalogEntries } from './sellers/catalog-entries.ts';
+import { createDocsHandlers, scalarStandalone } from './docs/docs.handlers.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const VERSION: string = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version;
@@ -122,6 +123,8 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
     }),
   };
   Object.assign(implemented, createSellerHandlers({ ...lifecycle, serviceName: config.serviceName, kickProbes: scheduler.kick }));
+  // API reference: /docs (Scalar, served from the installed package) and /openapi.yaml.
+  Object.assign(implemented, createDocsHandlers({ serviceName: config.serviceName, contractFile: `${root}openapi.yaml`, viewer: scalarStandalone() }));
   const inspected = createLru<string, { kind: DocumentKind; pages: number }>(4096);
   const bazaar = new Map(BUILTINS.map((b) => [b.path, builtinBazaar(contract.api.definition, b.path)]));
   for (const b of BUILTINS) implemented[b.operationId] = builtinHandler({ paid, pool, limits: config.tools, inspected, metrics }, b, bazaar.get(b.path));

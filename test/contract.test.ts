@@ -185,7 +185,7 @@ describe('openapi.yaml is valid OpenAPI 3.1', () => {
       'getMetrics', 'issueApiKey', 'listApiKeys', 'revokeApiKey', 'getAccount', 'registerSeller',
       'addSellerEndpoint', 'listSellerEndpoints', 'updateSellerEndpoint', 'deleteSellerEndpoint',
       'resumeSeller', 'getSellerStats', 'getSellerErrors', 'requestPayout', 'solanaFacilitator',
-      'getSessionToken', 'listDiscoveryResources',
+      'getSessionToken', 'listDiscoveryResources', 'getDocs', 'getDocsAsset', 'getOpenApi',
     ];
     assert.deepEqual([...ops.map((o) => o.id)].sort(), [...expected].sort());
     assert.deepEqual([...generatedOperationIds], ops.map((o) => o.id));
