@@ -1,6 +1,6 @@
 /**
- * Seller-side test helpers: wallets that sign SellerActions (an EVM key with viem, a Solana
- * key with tweetnacl), a real local upstream HTTP(S) server whose behaviour a test switches,
+ * Seller-side test helpers: wallets that sign SellerActions (the SDK's signers, an EVM key
+ * or a Solana key), a real local upstream HTTP(S) server whose behaviour a test switches,
  * and a small JSON client that checks every answer against openapi.yaml.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
@@ -10,49 +10,21 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey } from 'viem/accounts';
 import type { Hex } from 'viem';
 import nacl from 'tweetnacl';
-import bs58 from 'bs58';
-import { payloadHash, SELLER_ACTION_TYPES, sellerActionDomain, solanaSellerActionText } from '../../src/http/wallet-signature.ts';
+import { evmActionSigner, solanaActionSigner, type ActionSigner } from '../../sdk/action-signer.ts';
 import { assertMatchesContract } from './contract.ts';
 
 export const SERVICE = 'paycall';
 export const nowS = () => Math.floor(Date.now() / 1000);
 
-export interface TestSigner {
-  kind: 'evm' | 'solana';
-  wallet: string;
-  sign(action: string, payload: string, timestamp: number): Promise<string>;
-}
+/** Signers are the SDK's own (sdk/action-signer.ts): the tests sign exactly as clients do. */
+export type TestSigner = ActionSigner;
 
-export function evmSigner(key: Hex = generatePrivateKey()): TestSigner {
-  const account = privateKeyToAccount(key);
-  return {
-    kind: 'evm',
-    wallet: account.address,
-    sign: (action, payload, timestamp) =>
-      account.signTypedData({
-        domain: sellerActionDomain(SERVICE),
-        types: SELLER_ACTION_TYPES,
-        primaryType: 'SellerAction',
-        message: { wallet: account.address, action, payloadHash: payloadHash(payload), timestamp: BigInt(timestamp) },
-      }),
-  };
-}
+export const evmSigner = (key: Hex = generatePrivateKey()): TestSigner => evmActionSigner(key, SERVICE);
 
-export function solanaSigner(secretKey?: Uint8Array): TestSigner {
-  const pair = secretKey ? nacl.sign.keyPair.fromSecretKey(secretKey) : nacl.sign.keyPair();
-  const wallet = bs58.encode(pair.publicKey);
-  return {
-    kind: 'solana',
-    wallet,
-    sign: async (action, payload, timestamp) => {
-      const text = solanaSellerActionText(SERVICE, { wallet, action, payloadHash: payloadHash(payload), timestamp });
-      return bs58.encode(nacl.sign.detached(new TextEncoder().encode(text), pair.secretKey));
-    },
-  };
-}
+export const solanaSigner = (secretKey: Uint8Array = nacl.sign.keyPair().secretKey): TestSigner => solanaActionSigner(secretKey, SERVICE);
 
 export interface Answer {
   status: number;
