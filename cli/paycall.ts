@@ -17,14 +17,19 @@ import { Command, InvalidArgumentError } from 'commander';
 import { confirm } from '@inquirer/prompts';
 import { baseUrlOf, checkChain, devnetInfo, EXIT, EXIT_CODES_HELP, UsageError, walletKey, type DevnetInfo } from './context.ts';
 import { addWalletCommands } from './wallet-commands.ts';
-import { createPaycallClient, evmAuthorizationPayer, evmTransferPayer, PaymentDeclinedError, solanaTransactionPayer, SpendCapError, type Payer, type PaymentEvent } from '../sdk/index.ts';
+import type { Payer, PaymentEvent } from '../sdk/index.ts';
+
+// The SDK (viem, Solana web3.js) is loaded by the command that uses it: `--help` and usage
+// errors answer without it.
+const sdk = () => import('../sdk/index.ts');
 
 const bigintArg = (v: string) => {
   if (!/^\d{1,30}$/.test(v)) throw new InvalidArgumentError('must be a whole number of USDC atomic units');
   return BigInt(v);
 };
 
-function payerFor(opts: { chain: string; rail: string; keyFile?: string }, devnet: DevnetInfo | null): Payer {
+async function payerFor(opts: { chain: string; rail: string; keyFile?: string }, devnet: DevnetInfo | null): Promise<Payer> {
+  const { evmAuthorizationPayer, evmTransferPayer, solanaTransactionPayer } = await sdk();
   const key = walletKey(opts.chain, opts.keyFile, devnet);
   const rpc = (chain: string) => process.env[`${chain.toUpperCase()}_RPC_URL`] ?? devnet?.chains[chain]?.rpcUrl;
   if (opts.chain === 'solana') {
@@ -60,9 +65,10 @@ async function call(target: string, opts: { file?: string; data?: string; conten
     else if (e.kind === 'proof-sent') say(json, e.attempt === 1 ? 'payment sent; calling…' : `retrying with the same payment (${e.attempt})…`);
     else say(json, `waiting for the chain to confirm (${e.attempt})…`);
   };
+  const { createPaycallClient, PaymentDeclinedError, SpendCapError } = await sdk();
   const client = createPaycallClient({
     baseUrl: url.origin,
-    payer: payerFor(opts, devnet),
+    payer: await payerFor(opts, devnet),
     maxAmount: opts.maxAmount,
     onEvent,
     confirm: async (entry) => {

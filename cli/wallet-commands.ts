@@ -12,7 +12,7 @@
  * the operation yet (501).
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { createPaycallClient, actionSignerFromKey, listApiKeys, walletActions, type EndpointChanges, type PaycallClient, type Scope, type WalletActions } from '../sdk/index.ts';
+import type { EndpointChanges, PaycallClient, Scope, WalletActions } from '../sdk/index.ts';
 import { baseUrlOf, checkChain, devnetInfo, EXIT, EXIT_CODES_HELP, UsageError, walletKey } from './context.ts';
 
 interface CommonOptions {
@@ -55,6 +55,8 @@ async function connect(opts: CommonOptions): Promise<{ client: PaycallClient; ac
   checkChain(opts.chain);
   const devnet = devnetInfo();
   const key = walletKey(opts.chain, opts.keyFile, devnet);
+  // Loaded here, not at start: `--help` and usage errors answer without viem and the SDK.
+  const { actionSignerFromKey, createPaycallClient, walletActions } = await import('../sdk/index.ts');
   const client = createPaycallClient({ baseUrl: baseUrlOf(opts.baseUrl, devnet) });
   const meta = await client.api.GET('/v1/_meta');
   if (!meta.data) throw new Error(`GET /v1/_meta answered ${meta.response.status}`);
@@ -164,6 +166,7 @@ export function addWalletCommands(program: Command): void {
     .action(async (opts: CommonOptions & { apiKey?: string }) => {
       const apiKey = opts.apiKey ?? process.env.PAYCALL_API_KEY;
       if (!apiKey) throw new UsageError('give --api-key or set PAYCALL_API_KEY');
+      const { createPaycallClient, listApiKeys } = await import('../sdk/index.ts');
       const client = createPaycallClient({ baseUrl: baseUrlOf(opts.baseUrl, devnetInfo()) });
       process.exitCode = report(opts, answerOf(await listApiKeys(client.api, apiKey)), (b) => b.keys.map((k: { id: number; key_prefix: string; label: string; scopes: string[]; revoked_at: number | null }) => `${k.id}\t${k.key_prefix}…\t${k.label}\t${k.scopes.join(' ')}${k.revoked_at ? '\trevoked' : ''}`).join('\n') || 'no keys');
     });
