@@ -1,7 +1,8 @@
 /**
  * Seller-side test helpers: wallets that sign SellerActions (the SDK's signers, an EVM key
  * or a Solana key), a real local upstream HTTP(S) server whose behaviour a test switches,
- * and a small JSON client that checks every answer against openapi.yaml.
+ * the seller calls made through the SDK, and a small JSON client for the malformed requests
+ * a typed client cannot send; every answer is checked against openapi.yaml.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -14,6 +15,8 @@ import { generatePrivateKey } from 'viem/accounts';
 import type { Hex } from 'viem';
 import nacl from 'tweetnacl';
 import { evmActionSigner, solanaActionSigner, type ActionSigner } from '../../sdk/action-signer.ts';
+import { createPaycallClient } from '../../sdk/paycall-client.ts';
+import { walletActions } from '../../sdk/wallet-actions.ts';
 import { assertMatchesContract } from './contract.ts';
 
 export const SERVICE = 'paycall';
@@ -153,10 +156,19 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
   }
 }
 
+/** The SDK's client for a service (sdk/): seller helpers call the API the way clients do. */
+const sdkApi = (baseUrl: string) => createPaycallClient({ baseUrl }).api;
+
+/** An SDK answer as an Answer, checked against the contract like every helper call. */
+async function sdkAnswer(operationId: string, r: { data?: unknown; error?: unknown; response: Response }): Promise<Answer> {
+  const body = r.data ?? r.error;
+  await assertMatchesContract(operationId, r.response.status, body);
+  return { status: r.response.status, body, headers: r.response.headers };
+}
+
 /** Registers a seller with shape B. */
 export async function register(baseUrl: string, signer: TestSigner, slug: string): Promise<Answer> {
-  const timestamp = nowS();
-  return call(baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body: { wallet: signer.wallet, slug, signature: await signer.sign('register', slug, timestamp), timestamp } });
+  return sdkAnswer('registerSeller', await walletActions(sdkApi(baseUrl), signer).register(slug));
 }
 
 export interface EndpointInput {
@@ -170,8 +182,7 @@ export interface EndpointInput {
 }
 
 export async function publish(baseUrl: string, signer: TestSigner, e: EndpointInput, timestamp = nowS()): Promise<Answer> {
-  const payload = JSON.stringify({ path_suffix: e.path_suffix, upstream_url: e.upstream_url, atomic_price: e.atomic_price, unit: e.unit, desc: e.desc, mode: e.mode });
-  return call(baseUrl, 'addSellerEndpoint', 'POST', `/v1/_seller/${signer.wallet}/endpoints`, { body: { ...e, signature: await signer.sign('add_endpoint', payload, timestamp), timestamp } });
+  return sdkAnswer('addSellerEndpoint', await walletActions(sdkApi(baseUrl), signer, { now: () => timestamp }).publish(e));
 }
 
 export async function signedQuery(signer: TestSigner, action: string, timestamp = nowS()): Promise<string> {
@@ -179,18 +190,15 @@ export async function signedQuery(signer: TestSigner, action: string, timestamp 
 }
 
 export async function listEndpoints(baseUrl: string, signer: TestSigner): Promise<Answer> {
-  return call(baseUrl, 'listSellerEndpoints', 'GET', `/v1/_seller/${signer.wallet}/endpoints?${await signedQuery(signer, 'list_endpoints')}`);
+  return sdkAnswer('listSellerEndpoints', await walletActions(sdkApi(baseUrl), signer).list());
 }
 
 export async function resume(baseUrl: string, signer: TestSigner): Promise<Answer> {
-  const timestamp = nowS();
-  return call(baseUrl, 'resumeSeller', 'POST', `/v1/_seller/${signer.wallet}/resume`, { body: { signature: await signer.sign('resume', signer.wallet, timestamp), timestamp } });
+  return sdkAnswer('resumeSeller', await walletActions(sdkApi(baseUrl), signer).resume());
 }
 
 export async function deleteEndpoint(baseUrl: string, signer: TestSigner, id: number, timestamp = nowS()): Promise<Answer> {
-  return call(baseUrl, 'deleteSellerEndpoint', 'DELETE', `/v1/_seller/${signer.wallet}/endpoints/${id}`, {
-    headers: { 'x-signature': await signer.sign('delete_endpoint', String(id), timestamp), 'x-timestamp': String(timestamp) },
-  });
+  return sdkAnswer('deleteSellerEndpoint', await walletActions(sdkApi(baseUrl), signer, { now: () => timestamp }).delete(id));
 }
 
 export const endpointInput = (upstreamUrl: string, suffix: string, extra: Partial<EndpointInput> = {}): EndpointInput => ({
