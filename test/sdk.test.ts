@@ -71,7 +71,9 @@ test('seller calls, signed by an EVM and a Solana wallet: typed answers and type
     assert.ok(Array.isArray(errors.data));
     const deleted = await seller.delete(id);
     assert.equal(deleted.data!.id, id);
-    assert.equal((await seller.delete(id)).error?.error, 'endpoint_not_found');
+    // A second delete signed in the same second would be the same signature (refused as a replay).
+    const later = walletActions(api, signer, { now: () => Math.floor(Date.now() / 1000) + 1 });
+    assert.equal((await later.delete(id)).error?.error, 'endpoint_not_found');
     const resumed = await seller.resume();
     assert.deepEqual(resumed.data!.resumed_endpoint_ids, []);
     for (const [operationId, r] of [['registerSeller', registered], ['addSellerEndpoint', published], ['listSellerEndpoints', listed], ['updateSellerEndpoint', updated], ['getSellerStats', stats], ['getSellerErrors', errors], ['deleteSellerEndpoint', deleted], ['resumeSeller', resumed]] as const) {
