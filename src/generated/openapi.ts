@@ -2967,6 +2967,15 @@ export interface operations {
           "text/javascript": string;
         };
       };
+      /** @description The file name is not valid percent-encoded UTF-8. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["InvalidInputError"];
+        };
+      };
       /** @description No such file. */
       404: {
         headers: {
