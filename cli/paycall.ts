@@ -3,47 +3,33 @@
  *
  *   paycall call /v1/pdf-text --file doc.pdf            quote, ask, pay, call, print the answer
  *   paycall call /v1/acme/weather --data '{"q":1}' --chain solana --max-amount 20000 --yes
+ *   paycall seller register acme                        sign with the wallet and call the API
+ *   paycall keys issue --label bot --scope read --json
  *
  * The wallet is PAYCALL_WALLET_KEY (an EVM 0x key, or a Solana base58 secret key) or --key-file;
  * on a machine running the devnet (.data/devnet.json) its first funded account is the default,
  * and RPC URLs come from there too (or BASE_RPC_URL / POLYGON_RPC_URL / SOLANA_RPC_URL).
- * Exit codes: 0 answered 2xx, 1 failed (HTTP error or payment refused), 2 usage, 3 not paid
- * (above --max-amount, or declined).
+ * Exit codes (context.ts, EXIT_CODES_HELP): 0 answered 2xx, 1 failed (HTTP error or payment
+ * refused), 2 usage, 3 not paid (above --max-amount, or declined), 4 not offered by this server.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { confirm } from '@inquirer/prompts';
-import { createPaycallClient, evmAuthorizationPayer, evmTransferPayer, PaymentDeclinedError, solanaTransactionPayer, SpendCapError, type Payer, type PaymentEvent } from '../sdk/index.ts';
+import { baseUrlOf, checkChain, devnetInfo, EXIT, EXIT_CODES_HELP, UsageError, walletKey, type DevnetInfo } from './context.ts';
+import { addWalletCommands } from './wallet-commands.ts';
+import type { Payer, PaymentEvent } from '../sdk/index.ts';
 
-const EXIT = { ok: 0, failed: 1, usage: 2, notPaid: 3 } as const;
-
-interface DevnetInfo {
-  baseUrl?: string;
-  chains: Record<string, { rpcUrl: string }>;
-  accounts: { evmPrivateKey: string; solanaSecretKey: string }[];
-}
-
-function devnetInfo(): DevnetInfo | null {
-  const file = join(process.env.PAYCALL_DATA_DIR ?? '.data', 'devnet.json');
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DevnetInfo) : null;
-}
+// The SDK (viem, Solana web3.js) is loaded by the command that uses it: `--help` and usage
+// errors answer without it.
+const sdk = () => import('../sdk/index.ts');
 
 const bigintArg = (v: string) => {
   if (!/^\d{1,30}$/.test(v)) throw new InvalidArgumentError('must be a whole number of USDC atomic units');
   return BigInt(v);
 };
 
-function walletKey(chain: string, keyFile: string | undefined, devnet: DevnetInfo | null): string {
-  const fromFile = keyFile ? readFileSync(keyFile, 'utf8').trim() : undefined;
-  const key = fromFile || process.env.PAYCALL_WALLET_KEY || (chain === 'solana' ? devnet?.accounts[0]?.solanaSecretKey : devnet?.accounts[0]?.evmPrivateKey);
-  if (!key) throw new UsageError('no wallet: set PAYCALL_WALLET_KEY (or --key-file), or run the devnet so its accounts can be used');
-  return key;
-}
-
-class UsageError extends Error {}
-
-function payerFor(opts: { chain: string; rail: string; keyFile?: string }, devnet: DevnetInfo | null): Payer {
+async function payerFor(opts: { chain: string; rail: string; keyFile?: string }, devnet: DevnetInfo | null): Promise<Payer> {
+  const { evmAuthorizationPayer, evmTransferPayer, solanaTransactionPayer } = await sdk();
   const key = walletKey(opts.chain, opts.keyFile, devnet);
   const rpc = (chain: string) => process.env[`${chain.toUpperCase()}_RPC_URL`] ?? devnet?.chains[chain]?.rpcUrl;
   if (opts.chain === 'solana') {
@@ -65,7 +51,7 @@ const say = (json: boolean, text: string) => {
 async function call(target: string, opts: { file?: string; data?: string; contentType?: string; chain: string; rail: string; maxAmount?: bigint; out?: string; yes?: boolean; json?: boolean; keyFile?: string; baseUrl?: string }): Promise<number> {
   if (opts.file && opts.data) throw new UsageError('give --file or --data, not both');
   const devnet = devnetInfo();
-  const baseUrl = opts.baseUrl ?? process.env.PAYCALL_URL ?? devnet?.baseUrl ?? 'http://127.0.0.1:4020';
+  const baseUrl = baseUrlOf(opts.baseUrl, devnet);
   const url = new URL(target, baseUrl);
   const body = opts.file ? readFileSync(opts.file) : Buffer.from(opts.data ?? '{}');
   const contentType = opts.contentType ?? (opts.file ? (/\.png$/i.test(opts.file) ? 'image/png' : /\.jpe?g$/i.test(opts.file) ? 'image/jpeg' : 'application/pdf') : 'application/json');
@@ -79,9 +65,10 @@ async function call(target: string, opts: { file?: string; data?: string; conten
     else if (e.kind === 'proof-sent') say(json, e.attempt === 1 ? 'payment sent; calling…' : `retrying with the same payment (${e.attempt})…`);
     else say(json, `waiting for the chain to confirm (${e.attempt})…`);
   };
+  const { createPaycallClient, PaymentDeclinedError, SpendCapError } = await sdk();
   const client = createPaycallClient({
     baseUrl: url.origin,
-    payer: payerFor(opts, devnet),
+    payer: await payerFor(opts, devnet),
     maxAmount: opts.maxAmount,
     onEvent,
     confirm: async (entry) => {
@@ -125,7 +112,10 @@ const tryJson = (b: Buffer) => {
 };
 
 export function buildProgram(): Command {
-  const program = new Command('paycall').description('Pay for and call paycall endpoints (x402, USDC on Base, Polygon or Solana).').exitOverride();
+  const program = new Command('paycall')
+    .description('Pay for and call paycall endpoints (x402, USDC on Base, Polygon or Solana), and manage what a wallet sells.')
+    .addHelpText('after', EXIT_CODES_HELP)
+    .exitOverride();
   program
     .command('call')
     .description('Quote, pay and call a paid endpoint; prints (or writes) the answer.')
@@ -141,11 +131,13 @@ export function buildProgram(): Command {
     .option('--json', 'print one JSON object (status, what was paid, the answer) on stdout')
     .option('--key-file <file>', 'read the wallet key from this file')
     .option('--base-url <url>', 'the service (default: PAYCALL_URL, the devnet’s, or http://127.0.0.1:4020)')
+    .addHelpText('after', EXIT_CODES_HELP)
     .action(async (target: string, opts) => {
-      if (!['base', 'polygon', 'solana'].includes(opts.chain)) throw new UsageError('--chain must be base, polygon or solana');
+      checkChain(opts.chain);
       if (!['authorization', 'transfer'].includes(opts.rail)) throw new UsageError('--rail must be authorization or transfer');
       process.exitCode = await call(target, opts);
     });
+  addWalletCommands(program);
   return program;
 }
 

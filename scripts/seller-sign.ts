@@ -10,11 +10,9 @@
  * first funded account of a running devnet (.data/devnet.json). SERVICE_NAME as the service's.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
-import nacl from 'tweetnacl';
-import bs58 from 'bs58';
-import { addEndpointPayload, payloadHash, SELLER_ACTION_TYPES, sellerActionDomain, solanaSellerActionText } from '../src/http/wallet-signature.ts';
+import { addEndpointPayload } from '../src/http/wallet-signature.ts';
+import { evmActionSigner, solanaActionSigner, type ActionSigner } from '../sdk/action-signer.ts';
 
 const service = process.env.SERVICE_NAME || 'paycall';
 const [action, arg] = process.argv.slice(2);
@@ -23,25 +21,14 @@ if (!action || arg === undefined) {
   process.exit(2);
 }
 
-function signer(): { wallet: string; sign: (action: string, payload: string, ts: number) => Promise<string> } {
-  let evmKey = process.env.SELLER_EVM_KEY as Hex | undefined;
+// The SDK's signers: the same signatures as `paycall seller` and the tests.
+function signer(): ActionSigner {
   const solKey = process.env.SELLER_SOLANA_KEY;
-  if (solKey) {
-    const pair = nacl.sign.keyPair.fromSecretKey(bs58.decode(solKey));
-    const wallet = bs58.encode(pair.publicKey);
-    return {
-      wallet,
-      sign: async (a, p, ts) => bs58.encode(nacl.sign.detached(new TextEncoder().encode(solanaSellerActionText(service, { wallet, action: a, payloadHash: payloadHash(p), timestamp: ts })), pair.secretKey)),
-    };
-  }
+  if (solKey) return solanaActionSigner(solKey, service);
+  let evmKey = process.env.SELLER_EVM_KEY as Hex | undefined;
   if (!evmKey && existsSync('.data/devnet.json')) evmKey = JSON.parse(readFileSync('.data/devnet.json', 'utf8')).accounts?.[0]?.evmPrivateKey;
   if (!evmKey) throw new Error('set SELLER_EVM_KEY or SELLER_SOLANA_KEY (or start the devnet)');
-  const account = privateKeyToAccount(evmKey);
-  return {
-    wallet: account.address,
-    sign: (a, p, ts) =>
-      account.signTypedData({ domain: sellerActionDomain(service), types: SELLER_ACTION_TYPES, primaryType: 'SellerAction', message: { wallet: account.address, action: a, payloadHash: payloadHash(p), timestamp: BigInt(ts) } }),
-  };
+  return evmActionSigner(evmKey, service);
 }
 
 const s = signer();

@@ -2,3 +2,5 @@
 export * from './paycall-client.ts';
 export * from './payers.ts';
 export type { paths, components } from '../src/generated/openapi.ts';
+export * from './action-signer.ts';
+export * from './wallet-actions.ts';

@@ -48,6 +48,7 @@ import { loadOrCreateApiKeySecret } from './accounts/api-keys.ts';
 import { createKeyUsage } from './accounts/key-usage.ts';
 import { createKeyAuth, refuseBearer, type KeyOperation } from './accounts/with-api-key.ts';
 import { createAccountHandlers } from './accounts/account-handlers.ts';
+import { createDocsHandlers, scalarStandalone } from './docs/docs.handlers.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const VERSION: string = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version;
@@ -146,6 +147,8 @@ export async function createApp(config: Config, log: Logger, opts: { chains?: Pr
     implemented,
     createAccountHandlers({ orm, serviceName: config.serviceName, secret: apiKeySecret, keys, onRefusal: (reason) => sellerMetrics.signatureRefusals.inc({ reason }) }),
   );
+  // API reference: /docs (Scalar, served from the installed package) and /openapi.yaml.
+  Object.assign(implemented, createDocsHandlers({ serviceName: config.serviceName, contractFile: `${root}openapi.yaml`, viewer: scalarStandalone() }));
   const inspected = createLru<string, { kind: DocumentKind; pages: number }>(4096);
   const bazaar = new Map(BUILTINS.map((b) => [b.path, builtinBazaar(contract.api.definition, b.path)]));
   for (const b of BUILTINS) implemented[b.operationId] = keys.optional(b.operationId as KeyOperation, builtinHandler({ paid, pool, limits: config.tools, inspected, metrics }, b, bazaar.get(b.path)));

@@ -196,6 +196,73 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/docs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * API reference page
+     * @description This contract rendered as a browsable reference (Scalar's API reference, served by the
+     *     service itself from `GET /docs/assets/{asset}` and `GET /openapi.yaml`: the page loads
+     *     nothing from any other host). Its `Content-Security-Policy` allows scripts, styles,
+     *     fonts and connections from this origin only (the viewer's own style element carries the
+     *     page's nonce).
+     */
+    get: operations["getDocs"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/docs/assets/{asset}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A file of the reference page
+     * @description The viewer's script, from the installed package. Its name carries the viewer's version,
+     *     so it is cached for a year (`Cache-Control: public, max-age=31536000, immutable`): a new
+     *     version is a new name.
+     */
+    get: operations["getDocsAsset"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/openapi.yaml": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * This contract
+     * @description This OpenAPI 3.1 document, as the service runs it: generate a client from it (see the
+     *     README), or read it at `GET /docs`.
+     */
+    get: operations["getOpenApi"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/keys": {
     parameters: {
       query?: never;
@@ -1796,6 +1863,11 @@ export interface components {
       /** @enum {string} */
       error: "insufficient_scope";
     };
+    /** @description The error body with `error` asset_not_found. */
+    AssetNotFoundError: components["schemas"]["Error"] & {
+      /** @enum {string} */
+      error: "asset_not_found";
+    };
     /** @description The error body with `error` key_not_found. */
     KeyNotFoundError: components["schemas"]["Error"] & {
       /** @enum {string} */
@@ -2215,6 +2287,11 @@ export interface components {
   };
   headers: {
     /**
+     * @description Only this origin: `default-src 'self'`, styles from this origin or with the page's
+     *     nonce, images and fonts also as `data:` URLs, no frames, no plugins, no form targets.
+     */
+    DocsContentSecurityPolicy: string;
+    /**
      * @description Settlement of the payment that paid this call: base64 of the JSON `PaymentResponse`.
      *     Also sent on an error answered after the payment was settled.
      * @example eyJzdWNjZXNzIjp0cnVlLCJ0cmFuc2FjdGlvbiI6IjB4OWYzYjJjMWQ0ZTVmNmE3YjhjOWQwZTFmMmEzYjRjNWQ2ZTdmOGE5YjBjMWQyZTNmNGE1YjZjN2Q4ZTlmMGExYiIsIm5ldHdvcmsiOiJiYXNlIiwicGF5ZXIiOiIweDJkNEM0MDdCQmU0OTQzOEVEODU5ZmU5NjViMTQwZGNGMWFhQjcxYTkifQ==
@@ -2353,6 +2430,7 @@ export type SchemaSignatureAlreadyUsedError = components['schemas']['SignatureAl
 export type SchemaSignatureRequiredError = components['schemas']['SignatureRequiredError'];
 export type SchemaInvalidApiKeyError = components['schemas']['InvalidApiKeyError'];
 export type SchemaInsufficientScopeError = components['schemas']['InsufficientScopeError'];
+export type SchemaAssetNotFoundError = components['schemas']['AssetNotFoundError'];
 export type SchemaKeyNotFoundError = components['schemas']['KeyNotFoundError'];
 export type SchemaSellerNotFoundError = components['schemas']['SellerNotFoundError'];
 export type SchemaBroadcastFailedError = components['schemas']['BroadcastFailedError'];
@@ -2409,6 +2487,7 @@ export type ParameterXSignature = components['parameters']['XSignature'];
 export type ParameterXTimestamp = components['parameters']['XTimestamp'];
 export type ParameterXWallet = components['parameters']['XWallet'];
 export type RequestBodyPdfDocument = components['requestBodies']['PdfDocument'];
+export type HeaderDocsContentSecurityPolicy = components['headers']['DocsContentSecurityPolicy'];
 export type HeaderXPaymentResponse = components['headers']['XPaymentResponse'];
 export type HeaderPaymentResponseV2 = components['headers']['PaymentResponseV2'];
 export type HeaderPaymentRequiredV2 = components['headers']['PaymentRequiredV2'];
@@ -2863,6 +2942,105 @@ export interface operations {
            *     paycall_paid_calls_total{endpoint="/v1/pdf-md",network="base"} 12
            */
           "text/plain": string;
+        };
+      };
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+    };
+  };
+  getDocs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The HTML page. */
+      200: {
+        headers: {
+          "Content-Security-Policy": components["headers"]["DocsContentSecurityPolicy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><head><title>paycall API reference</title>… */
+          "text/html": string;
+        };
+      };
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+    };
+  };
+  getDocsAsset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The file name, as `GET /docs` links it.
+         * @example scalar-api-reference-1.72.1.js
+         */
+        asset: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file. */
+      200: {
+        headers: {
+          /** @description `public, max-age=31536000, immutable`. */
+          "Cache-Control"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "text/javascript": string;
+        };
+      };
+      /** @description The file name is not valid percent-encoded UTF-8. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["InvalidInputError"];
+        };
+      };
+      /** @description No such file. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AssetNotFoundError"];
+        };
+      };
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+    };
+  };
+  getOpenApi: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The contract. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example openapi: 3.1.0
+           *     info:
+           *       title: paycall
+           */
+          "application/yaml": string;
         };
       };
       429: components["responses"]["RateLimited"];

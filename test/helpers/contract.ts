@@ -8,9 +8,11 @@ import { loadContract, type Contract } from '../../src/http/contract.ts';
 
 let contract: Promise<Contract> | null = null;
 
+/** The contract as the server loads it (routing and request validation included). */
+export const testContract = (): Promise<Contract> => (contract ??= loadContract(fileURLToPath(new URL('../../openapi.yaml', import.meta.url))));
+
 export async function assertMatchesContract(operationId: string, status: number, body: unknown): Promise<void> {
-  contract ??= loadContract(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)));
-  const { api } = await contract;
+  const { api } = await testContract();
   const result = api.validateResponse(body, operationId, status);
   assert.ok(result.valid, `${operationId} ${status} does not match openapi.yaml: ${JSON.stringify(result.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
 }

@@ -1,7 +1,8 @@
 /**
- * Seller-side test helpers: wallets that sign SellerActions (an EVM key with viem, a Solana
- * key with tweetnacl), a real local upstream HTTP(S) server whose behaviour a test switches,
- * and a small JSON client that checks every answer against openapi.yaml.
+ * Seller-side test helpers: wallets that sign SellerActions (the SDK's signers, an EVM key
+ * or a Solana key), a real local upstream HTTP(S) server whose behaviour a test switches,
+ * the seller calls made through the SDK, and a small JSON client for the malformed requests
+ * a typed client cannot send; every answer is checked against openapi.yaml.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -10,49 +11,23 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey } from 'viem/accounts';
 import type { Hex } from 'viem';
 import nacl from 'tweetnacl';
-import bs58 from 'bs58';
-import { payloadHash, SELLER_ACTION_TYPES, sellerActionDomain, solanaSellerActionText } from '../../src/http/wallet-signature.ts';
+import { evmActionSigner, solanaActionSigner, type ActionSigner } from '../../sdk/action-signer.ts';
+import { createPaycallClient } from '../../sdk/paycall-client.ts';
+import { walletActions } from '../../sdk/wallet-actions.ts';
 import { assertMatchesContract } from './contract.ts';
 
 export const SERVICE = 'paycall';
 export const nowS = () => Math.floor(Date.now() / 1000);
 
-export interface TestSigner {
-  kind: 'evm' | 'solana';
-  wallet: string;
-  sign(action: string, payload: string, timestamp: number): Promise<string>;
-}
+/** Signers are the SDK's own (sdk/action-signer.ts): the tests sign exactly as clients do. */
+export type TestSigner = ActionSigner;
 
-export function evmSigner(key: Hex = generatePrivateKey()): TestSigner {
-  const account = privateKeyToAccount(key);
-  return {
-    kind: 'evm',
-    wallet: account.address,
-    sign: (action, payload, timestamp) =>
-      account.signTypedData({
-        domain: sellerActionDomain(SERVICE),
-        types: SELLER_ACTION_TYPES,
-        primaryType: 'SellerAction',
-        message: { wallet: account.address, action, payloadHash: payloadHash(payload), timestamp: BigInt(timestamp) },
-      }),
-  };
-}
+export const evmSigner = (key: Hex = generatePrivateKey()): TestSigner => evmActionSigner(key, SERVICE);
 
-export function solanaSigner(secretKey?: Uint8Array): TestSigner {
-  const pair = secretKey ? nacl.sign.keyPair.fromSecretKey(secretKey) : nacl.sign.keyPair();
-  const wallet = bs58.encode(pair.publicKey);
-  return {
-    kind: 'solana',
-    wallet,
-    sign: async (action, payload, timestamp) => {
-      const text = solanaSellerActionText(SERVICE, { wallet, action, payloadHash: payloadHash(payload), timestamp });
-      return bs58.encode(nacl.sign.detached(new TextEncoder().encode(text), pair.secretKey));
-    },
-  };
-}
+export const solanaSigner = (secretKey: Uint8Array = nacl.sign.keyPair().secretKey): TestSigner => solanaActionSigner(secretKey, SERVICE);
 
 export interface Answer {
   status: number;
@@ -181,10 +156,19 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
   }
 }
 
+/** The SDK's client for a service (sdk/): seller helpers call the API the way clients do. */
+const sdkApi = (baseUrl: string) => createPaycallClient({ baseUrl }).api;
+
+/** An SDK answer as an Answer, checked against the contract like every helper call. */
+async function sdkAnswer(operationId: string, r: { data?: unknown; error?: unknown; response: Response }): Promise<Answer> {
+  const body = r.data ?? r.error;
+  await assertMatchesContract(operationId, r.response.status, body);
+  return { status: r.response.status, body, headers: r.response.headers };
+}
+
 /** Registers a seller with shape B. */
 export async function register(baseUrl: string, signer: TestSigner, slug: string): Promise<Answer> {
-  const timestamp = nowS();
-  return call(baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body: { wallet: signer.wallet, slug, signature: await signer.sign('register', slug, timestamp), timestamp } });
+  return sdkAnswer('registerSeller', await walletActions(sdkApi(baseUrl), signer).register(slug));
 }
 
 export interface EndpointInput {
@@ -198,8 +182,7 @@ export interface EndpointInput {
 }
 
 export async function publish(baseUrl: string, signer: TestSigner, e: EndpointInput, timestamp = nowS()): Promise<Answer> {
-  const payload = JSON.stringify({ path_suffix: e.path_suffix, upstream_url: e.upstream_url, atomic_price: e.atomic_price, unit: e.unit, desc: e.desc, mode: e.mode });
-  return call(baseUrl, 'addSellerEndpoint', 'POST', `/v1/_seller/${signer.wallet}/endpoints`, { body: { ...e, signature: await signer.sign('add_endpoint', payload, timestamp), timestamp } });
+  return sdkAnswer('addSellerEndpoint', await walletActions(sdkApi(baseUrl), signer, { now: () => timestamp }).publish(e));
 }
 
 export async function signedQuery(signer: TestSigner, action: string, timestamp = nowS()): Promise<string> {
@@ -207,18 +190,15 @@ export async function signedQuery(signer: TestSigner, action: string, timestamp 
 }
 
 export async function listEndpoints(baseUrl: string, signer: TestSigner): Promise<Answer> {
-  return call(baseUrl, 'listSellerEndpoints', 'GET', `/v1/_seller/${signer.wallet}/endpoints?${await signedQuery(signer, 'list_endpoints')}`);
+  return sdkAnswer('listSellerEndpoints', await walletActions(sdkApi(baseUrl), signer).list());
 }
 
 export async function resume(baseUrl: string, signer: TestSigner): Promise<Answer> {
-  const timestamp = nowS();
-  return call(baseUrl, 'resumeSeller', 'POST', `/v1/_seller/${signer.wallet}/resume`, { body: { signature: await signer.sign('resume', signer.wallet, timestamp), timestamp } });
+  return sdkAnswer('resumeSeller', await walletActions(sdkApi(baseUrl), signer).resume());
 }
 
 export async function deleteEndpoint(baseUrl: string, signer: TestSigner, id: number, timestamp = nowS()): Promise<Answer> {
-  return call(baseUrl, 'deleteSellerEndpoint', 'DELETE', `/v1/_seller/${signer.wallet}/endpoints/${id}`, {
-    headers: { 'x-signature': await signer.sign('delete_endpoint', String(id), timestamp), 'x-timestamp': String(timestamp) },
-  });
+  return sdkAnswer('deleteSellerEndpoint', await walletActions(sdkApi(baseUrl), signer, { now: () => timestamp }).delete(id));
 }
 
 export const endpointInput = (upstreamUrl: string, suffix: string, extra: Partial<EndpointInput> = {}): EndpointInput => ({

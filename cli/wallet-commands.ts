@@ -1,0 +1,177 @@
+/**
+ * `paycall seller|keys|account|payout`: what a wallet does besides paying, signed with the
+ * wallet key (loaded as for `paycall call`) through the SDK's wallet actions.
+ *
+ *   paycall seller register acme-ocr
+ *   paycall seller publish parse-receipt --upstream https://api.acme.example/receipt --price 20000 --desc "Parses receipts"
+ *   paycall seller list --json
+ *   paycall keys issue --label bot --scope read --scope balance:read
+ *
+ * Every command prints the service's answer (`--json`: one object `{status, body}` on
+ * stdout), and exits 0 on 2xx, 1 when the service refused, 4 when this server does not offer
+ * the operation yet (501).
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import type { EndpointChanges, PaycallClient, Scope, WalletActions } from '../sdk/index.ts';
+import { baseUrlOf, checkChain, devnetInfo, EXIT, EXIT_CODES_HELP, UsageError, walletKey } from './context.ts';
+
+interface CommonOptions {
+  json?: boolean;
+  keyFile?: string;
+  baseUrl?: string;
+  chain: string;
+}
+
+/** What every wallet command answers: the HTTP status and the body (openapi-fetch's data or error). */
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+const positiveInt = (what: string) => (v: string) => {
+  if (!/^[1-9]\d{0,15}$/.test(v)) throw new InvalidArgumentError(`${what} must be a positive whole number`);
+  return Number(v);
+};
+const jsonArg = (v: string) => {
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    throw new InvalidArgumentError('must be JSON');
+  }
+};
+const collect = (v: string, all: string[] = []) => [...all, v];
+
+function withCommonOptions(cmd: Command): Command {
+  return cmd
+    .option('--json', 'print one JSON object {status, body} on stdout')
+    .option('--chain <chain>', 'which devnet key signs when no key is given: base or polygon (EVM), solana', 'base')
+    .option('--key-file <file>', 'read the wallet key from this file (default: PAYCALL_WALLET_KEY, or the devnet’s first account)')
+    .option('--base-url <url>', 'the service (default: PAYCALL_URL, the devnet’s, or http://127.0.0.1:4020)')
+    .addHelpText('after', EXIT_CODES_HELP);
+}
+
+/** The service's client and the wallet's signed actions. The signature domain is the service's name, read from its catalog. */
+async function connect(opts: CommonOptions): Promise<{ client: PaycallClient; actions: WalletActions }> {
+  checkChain(opts.chain);
+  const devnet = devnetInfo();
+  const key = walletKey(opts.chain, opts.keyFile, devnet);
+  // Loaded here, not at start: `--help` and usage errors answer without viem and the SDK.
+  const { actionSignerFromKey, createPaycallClient, walletActions } = await import('../sdk/index.ts');
+  const client = createPaycallClient({ baseUrl: baseUrlOf(opts.baseUrl, devnet) });
+  const meta = await client.api.GET('/v1/_meta');
+  if (!meta.data) throw new Error(`GET /v1/_meta answered ${meta.response.status}`);
+  let signer;
+  try {
+    signer = actionSignerFromKey(key, meta.data.service);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  return { client, actions: walletActions(client.api, signer) };
+}
+
+const answerOf = (r: { data?: unknown; error?: unknown; response: Response }): Answer => ({ status: r.response.status, body: r.data ?? r.error ?? null });
+
+/** Prints the answer (human: a summary or the body; errors on stderr) and returns the exit code. */
+function report(opts: CommonOptions, a: Answer, human: (body: any) => string = (b) => JSON.stringify(b, null, 2)): number { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const ok = a.status >= 200 && a.status < 300;
+  if (opts.json) process.stdout.write(`${JSON.stringify(a)}\n`);
+  else if (ok) process.stdout.write(`${human(a.body)}\n`);
+  else {
+    const e = (a.body ?? {}) as { error?: string; message?: string; hint?: string };
+    process.stderr.write(`paycall: the service answered ${a.status} ${e.error ?? ''}${e.message ? `: ${e.message}` : ''}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+  }
+  if (ok) return EXIT.ok;
+  return a.status === 501 ? EXIT.notOffered : EXIT.failed;
+}
+
+type EndpointRow = { id: number; status: string; path: string; atomic_price: string; unit: string; upstream_url: string };
+const endpointLine = (e: EndpointRow) => `${e.id}\t${e.status}\t${e.path}\t${e.atomic_price} per ${e.unit}\t${e.upstream_url}`;
+
+/** Adds a command whose action runs one wallet action and reports its answer. */
+function walletCommand<A extends unknown[]>(
+  parent: Command,
+  spec: string,
+  description: string,
+  configure: (cmd: Command) => Command,
+  run: (actions: WalletActions, args: A, opts: any) => Promise<{ data?: unknown; error?: unknown; response: Response }>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  human?: (body: any) => string, // eslint-disable-line @typescript-eslint/no-explicit-any
+): void {
+  const cmd = withCommonOptions(configure(parent.command(spec).description(description)));
+  cmd.action(async (...received: unknown[]) => {
+    // commander passes the arguments, then the options, then the command.
+    const opts = received[received.length - 2] as CommonOptions;
+    const { actions } = await connect(opts);
+    process.exitCode = report(opts, answerOf(await run(actions, received.slice(0, -2) as A, opts)), human);
+  });
+}
+
+export function addWalletCommands(program: Command): void {
+  const seller = program.command('seller').description('Sell an API: register, publish endpoints, follow calls and errors (signed with the wallet key).');
+  walletCommand(seller, 'register <slug>', 'Register the wallet as a seller under a slug (3-32 of a-z, 0-9, -).', (c) => c, (a, [slug]: [string]) => a.register(slug), (b) => `registered ${b.slug} for ${b.wallet} (payouts on ${b.payout_chain})`);
+  walletCommand(
+    seller,
+    'publish <path-suffix>',
+    'Publish an upstream as the paid endpoint /v1/<slug>/<path-suffix>; the service probes it first.',
+    (c) =>
+      c
+        .requiredOption('--upstream <url>', 'the HTTPS URL calls are forwarded to')
+        .requiredOption('--price <atomic>', 'price per call in USDC atomic units (10000 = 0.01 USDC)', positiveInt('--price'))
+        .requiredOption('--desc <text>', 'a description for the catalog')
+        .option('--unit <unit>', 'what one call counts as', 'request')
+        .option('--mode <mode>', 'proxy (forward the call) or paywall', 'proxy')
+        .option('--sample-body <json>', 'JSON the probes post to the upstream (default {})', jsonArg)
+        .option('--alert-email <email>', 'where to send alerts about this endpoint'),
+    (a, [suffix]: [string], o) =>
+      a.publish({ path_suffix: suffix, upstream_url: o.upstream, atomic_price: o.price, unit: o.unit, desc: o.desc, mode: o.mode, ...(o.sampleBody !== undefined ? { sample_body: o.sampleBody } : {}), ...(o.alertEmail ? { alert_email: o.alertEmail } : {}) }),
+    (b) => `published ${b.path} (id ${b.id}, ${b.status})`,
+  );
+  walletCommand(seller, 'list', 'List the seller’s endpoints with their status.', (c) => c, (a) => a.list(), (b) => (b.endpoints.length ? b.endpoints.map(endpointLine).join('\n') : 'no endpoints'));
+  walletCommand(
+    seller,
+    'update <id>',
+    'Change an endpoint: upstream, price, unit, description or mode (at least one).',
+    (c) =>
+      c
+        .option('--upstream <url>', 'a new upstream (probed again; the endpoint goes back to pending)')
+        .option('--price <atomic>', 'a new price in USDC atomic units', positiveInt('--price'))
+        .option('--unit <unit>', 'a new unit')
+        .option('--desc <text>', 'a new description')
+        .option('--mode <mode>', 'proxy or paywall'),
+    (a, [id]: [string], o) => {
+      const changes: EndpointChanges = { upstream_url: o.upstream, atomic_price: o.price, unit: o.unit, desc: o.desc, mode: o.mode };
+      for (const k of Object.keys(changes) as (keyof EndpointChanges)[]) if (changes[k] === undefined) delete changes[k];
+      if (!Object.keys(changes).length) throw new UsageError('give at least one of --upstream, --price, --unit, --desc, --mode');
+      return a.update(positiveInt('<id>')(id), changes);
+    },
+    (b) => `updated ${b.path} (id ${b.id}, ${b.status})`,
+  );
+  walletCommand(seller, 'delete <id>', 'Delete an endpoint: it leaves the catalog and its path is free again.', (c) => c, (a, [id]: [string]) => a.delete(positiveInt('<id>')(id)), (b) => `deleted endpoint ${b.id}`);
+  walletCommand(seller, 'resume', 'Lift a suspension once the upstream is fixed; suspended endpoints are probed again.', (c) => c, (a) => a.resume(), (b) => `${b.slug} is ${b.status}; endpoints probed again: ${b.resumed_endpoint_ids.join(', ') || 'none'}`);
+  const since = (c: Command) => c.option('--since <unix>', 'from this time (Unix seconds)', positiveInt('--since'));
+  walletCommand(seller, 'stats', 'Paid calls and earnings, per endpoint.', since, (a, _args, o) => a.stats(o.since));
+  walletCommand(seller, 'errors', 'Error counts per hour (failed probes, refused or failed calls).', since, (a, _args, o) => a.errors(o.since), (b: { ts: number; code: string; count: number }[]) => (b.length ? b.map((e) => `${new Date(e.ts * 1000).toISOString()}\t${e.code}\t${e.count}`).join('\n') : 'no errors'));
+
+  const keys = program.command('keys').description('Bearer API keys of the wallet.');
+  walletCommand(
+    keys,
+    'issue',
+    'Issue an API key (shown once: store it).',
+    (c) => c.requiredOption('--label <label>', 'a name for the key').requiredOption('--scope <scope>', 'read, balance:read, endpoints:write, pay or payout:request (repeat for more)', collect),
+    (a, _args, o) => a.issueKey(o.label, o.scope as Scope[]),
+    (b) => `${b.api_key}\n(key ${b.id}, scopes ${b.scopes.join(' ')}) ${b.warning}`,
+  );
+  // Listing is authorised by a Bearer key, not by a signature: no wallet is needed.
+  withCommonOptions(keys.command('list').description('List the keys of the wallet that owns --api-key (scope read).'))
+    .option('--api-key <key>', 'a Bearer key of the wallet (default: PAYCALL_API_KEY)')
+    .action(async (opts: CommonOptions & { apiKey?: string }) => {
+      const apiKey = opts.apiKey ?? process.env.PAYCALL_API_KEY;
+      if (!apiKey) throw new UsageError('give --api-key or set PAYCALL_API_KEY');
+      const { createPaycallClient, listApiKeys } = await import('../sdk/index.ts');
+      const client = createPaycallClient({ baseUrl: baseUrlOf(opts.baseUrl, devnetInfo()) });
+      process.exitCode = report(opts, answerOf(await listApiKeys(client.api, apiKey)), (b) => b.keys.map((k: { id: number; key_prefix: string; label: string; scopes: string[]; revoked_at: number | null }) => `${k.id}\t${k.key_prefix}…\t${k.label}\t${k.scopes.join(' ')}${k.revoked_at ? '\trevoked' : ''}`).join('\n') || 'no keys');
+    });
+  walletCommand(keys, 'revoke <id>', 'Revoke a key of the wallet.', (c) => c, (a, [id]: [string]) => a.revokeKey(positiveInt('<id>')(id)), (b) => `revoked key ${b.id}`);
+
+  walletCommand(program, 'account', 'Earnings, spending and what can be paid out, for the wallet.', (c) => c, (a) => a.account());
+  walletCommand(program, 'payout', 'Pay the seller’s withdrawable earnings now, to its registered wallet.', (c) => c, (a) => a.payout(), (b) => `payout ${b.id}: ${b.amount_atomic} USDC atomic units to ${b.to} on ${b.chain} (${b.status})`);
+}

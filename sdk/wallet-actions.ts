@@ -1,0 +1,95 @@
+/**
+ * Typed calls for what a wallet does on paycall besides paying: seller registration and
+ * endpoints, statistics, API keys, the account and payouts. Each builds the action's payload
+ * text (openapi.yaml, "Wallet signatures"), signs it with an ActionSigner and calls the
+ * generated client; the answer is openapi-fetch's `{data, error, response}`, so callers see
+ * the contract's own types for every status.
+ */
+import type { Client } from 'openapi-fetch';
+import type { components, paths } from '../src/generated/openapi.ts';
+import { addEndpointPayload, idPayload, registerPayload, updateEndpointPayload, walletPayload } from '../src/http/wallet-signature.ts';
+import type { ActionSigner } from './action-signer.ts';
+
+type Schemas = components['schemas'];
+export type EndpointInput = Omit<Schemas['AddEndpointRequest'], 'signature' | 'timestamp'>;
+export type EndpointChanges = Omit<Schemas['UpdateEndpointRequest'], 'signature' | 'timestamp'>;
+export type SellerEndpoint = Schemas['SellerEndpoint'];
+export type PayoutChain = Schemas['PayoutChain'];
+export type Scope = Schemas['Scope'];
+
+/** A call whose answer was not the one another call needs (update reads the endpoint first). */
+export class PaycallApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super(`the service answered ${status}${body && typeof body === 'object' && 'error' in body ? ` ${String((body as { error: unknown }).error)}` : ''}`);
+    this.name = 'PaycallApiError';
+  }
+}
+
+/** payloadHash text of `issue_api_key`: compact JSON of {label, scopes}, in that order. */
+export const issueApiKeyPayload = (label: string, scopes: Scope[]) => JSON.stringify({ label, scopes });
+
+export interface WalletActionsOptions {
+  /** Unix seconds; signatures are valid within [now - 300 s, now + 60 s] of the service's clock. */
+  now?: () => number;
+}
+
+export function walletActions(api: Client<paths>, signer: ActionSigner, opts: WalletActionsOptions = {}) {
+  const now = opts.now ?? (() => Math.floor(Date.now() / 1000));
+  const wallet = signer.wallet;
+  const path = { wallet };
+  const signed = async (action: string, payload: string) => {
+    const timestamp = now();
+    return { signature: await signer.sign(action, payload, timestamp), timestamp };
+  };
+  // Reads carry the signature in the query (`sig`, `ts`).
+  const signedQuery = async (action: string) => {
+    const s = await signed(action, walletPayload(wallet));
+    return { sig: s.signature, ts: s.timestamp };
+  };
+  const list = async () => api.GET('/v1/_seller/{wallet}/endpoints', { params: { path, query: await signedQuery('list_endpoints') } });
+
+  return {
+    wallet,
+    /** Shape B: one wallet, payouts on its own chain. */
+    register: async (slug: string) => api.POST('/v1/_seller/register', { body: { wallet, slug, ...(await signed('register', registerPayload(slug))) } }),
+    publish: async (e: EndpointInput) => api.POST('/v1/_seller/{wallet}/endpoints', { params: { path }, body: { ...e, ...(await signed('add_endpoint', addEndpointPayload(e))) } }),
+    list,
+    /**
+     * The signature covers the endpoint as it is after the update, so the current values are
+     * read first (or given as `current`, e.g. from a list the caller already holds).
+     */
+    update: async (id: number, changes: EndpointChanges, current?: SellerEndpoint) => {
+      let before = current;
+      if (!before) {
+        const listed = await list();
+        if (!listed.data) throw new PaycallApiError(listed.response.status, listed.error);
+        before = listed.data.endpoints.find((e) => e.id === id);
+      }
+      // An unknown id: sign what was asked and let the service answer its 404.
+      const after = { id, upstream_url: before?.upstream_url ?? '', atomic_price: Number(before?.atomic_price ?? 0), unit: before?.unit ?? '', desc: before?.desc ?? '', mode: before?.mode ?? 'proxy', ...changes };
+      return api.PATCH('/v1/_seller/{wallet}/endpoints/{id}', { params: { path: { wallet, id } }, body: { ...changes, ...(await signed('update_endpoint', updateEndpointPayload(after))) } });
+    },
+    delete: async (id: number) => {
+      const s = await signed('delete_endpoint', idPayload(id));
+      return api.DELETE('/v1/_seller/{wallet}/endpoints/{id}', { params: { path: { wallet, id }, header: { 'X-Signature': s.signature, 'X-Timestamp': s.timestamp } } });
+    },
+    resume: async () => api.POST('/v1/_seller/{wallet}/resume', { params: { path }, body: await signed('resume', walletPayload(wallet)) }),
+    stats: async (since?: number) => api.GET('/v1/_seller/{wallet}/stats', { params: { path, query: { ...(await signedQuery('stats')), since } } }),
+    errors: async (since?: number) => api.GET('/v1/_seller/{wallet}/errors', { params: { path, query: { ...(await signedQuery('errors')), since } } }),
+    payout: async () => api.POST('/v1/_seller/{wallet}/payouts', { params: { path }, body: await signed('request_payout', walletPayload(wallet)) }),
+    account: async () => api.GET('/v1/account', { params: { query: { wallet, ...(await signedQuery('read_account')) } } }),
+    issueKey: async (label: string, scopes: Scope[]) => api.POST('/v1/keys', { body: { wallet, label, scopes, ...(await signed('issue_api_key', issueApiKeyPayload(label, scopes))) } }),
+    revokeKey: async (id: number) => {
+      const s = await signed('revoke_api_key', idPayload(id));
+      return api.DELETE('/v1/keys/{id}', { params: { path: { id }, header: { 'X-Wallet': wallet, 'X-Signature': s.signature, 'X-Timestamp': s.timestamp } } });
+    },
+  };
+}
+
+export type WalletActions = ReturnType<typeof walletActions>;
+
+/** Listing keys takes a Bearer key (scope `read`), not a wallet signature. */
+export const listApiKeys = (api: Client<paths>, apiKey: string) => api.GET('/v1/keys', { headers: { authorization: `Bearer ${apiKey}` } });

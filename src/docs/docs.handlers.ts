@@ -1,0 +1,135 @@
+/**
+ * The API reference: GET /docs renders openapi.yaml with Scalar's API reference, GET
+ * /openapi.yaml serves the contract, GET /docs/assets/{asset} the viewer's standalone script
+ * from the installed package. Nothing is fetched from another host: a page that pulled its
+ * viewer from a CDN would break offline and let a third party run script on our origin.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { AppError } from '../http/app-error.ts';
+import type { Handler } from '../http/server.ts';
+import type { OperationId } from '../generated/operation-ids.ts';
+
+export interface DocsDeps {
+  serviceName: string;
+  /** Path of openapi.yaml, the file the service itself runs. */
+  contractFile: string;
+  /** The viewer's browser bundle and its version (the version names the served file). */
+  viewer: { file: string; version: string };
+}
+
+/** Where the installed @scalar/api-reference keeps its standalone browser bundle. */
+export function scalarStandalone(): DocsDeps['viewer'] {
+  // The package exports no subpath for it: resolve the entry point, the bundle sits beside it.
+  const entry = import.meta.resolve('@scalar/api-reference');
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', entry)), 'utf8')) as { version: string };
+  return { file: fileURLToPath(new URL('./browser/standalone.js', entry)), version: pkg.version };
+}
+
+/**
+ * Only this origin. The viewer's styles are <style> elements it creates at run time: they are
+ * allowed by the page's nonce (`<meta property="csp-nonce">`) rather than by 'unsafe-inline'.
+ * The configuration travels in a data attribute, so no inline script is needed at all.
+ */
+export const docsContentSecurityPolicy = (nonce: string) =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "frame-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+
+const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/**
+ * Runs before the viewer: Scalar stamps the nonce on its main <style> only, while its toasts
+ * and theme add more; stamping every <style> the page creates keeps them within the CSP
+ * without 'unsafe-inline' (which would also let injected markup style the page).
+ */
+const STAMP_STYLE_NONCE = `(() => {
+  const nonce = document.querySelector('meta[property=csp-nonce]')?.content;
+  if (!nonce) return;
+  const createElement = Document.prototype.createElement;
+  Document.prototype.createElement = function (tag, options) {
+    const element = createElement.call(this, tag, options);
+    if (String(tag).toLowerCase() === 'style') element.nonce = nonce;
+    return element;
+  };
+})();
+`;
+
+function page(deps: { serviceName: string; script: string; nonce: string }): string {
+  const config = {
+    url: '/openapi.yaml',
+    // Each default below would reach another host: fonts, telemetry, the hosted client, the
+    // AI agent, MCP generation and the developer toolbar's share/deploy actions.
+    withDefaultFonts: false,
+    telemetry: false,
+    hideClientButton: true,
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    showDeveloperTools: 'never',
+    // Some 30 operations: the sidebar can list them all, a reader scans rather than clicks.
+    defaultOpenAllTags: true,
+  };
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta property="csp-nonce" content="${deps.nonce}">
+<title>${escapeAttr(deps.serviceName)} API reference</title>
+</head>
+<body>
+<div id="api-reference" data-configuration='${escapeAttr(JSON.stringify(config))}'></div>
+<script src="/docs/assets/${deps.script}"></script>
+</body>
+</html>
+`;
+}
+
+export function createDocsHandlers(deps: DocsDeps): Partial<Record<OperationId, Handler>> {
+  const script = `scalar-api-reference-${deps.viewer.version}.js`;
+  // Read once: both files change only with a deploy (a new contract, a new package version).
+  const contract = readFileSync(deps.contractFile);
+  const bundle = Buffer.concat([Buffer.from(STAMP_STYLE_NONCE), readFileSync(deps.viewer.file)]);
+  return {
+    getDocs: async () => {
+      const nonce = randomBytes(16).toString('base64');
+      return {
+        status: 200,
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': docsContentSecurityPolicy(nonce),
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+          'referrer-policy': 'no-referrer',
+        },
+        body: page({ serviceName: deps.serviceName, script, nonce }),
+      };
+    },
+    getDocsAsset: async (ctx) => {
+      if (ctx.params.asset !== script) throw new AppError('asset_not_found', 404, `No file ${ctx.params.asset} under /docs/assets`, { hint: 'GET /docs links the current files.' });
+      return {
+        status: 200,
+        // The name carries the version: a new viewer is a new URL, so this one never changes.
+        headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },
+        body: bundle,
+      };
+    },
+    getOpenApi: async () => ({
+      status: 200,
+      // Readable cross-origin: client teams point generators and hosted viewers at this URL.
+      headers: { 'content-type': 'application/yaml; charset=utf-8', 'cache-control': 'no-cache', 'access-control-allow-origin': '*' },
+      body: contract,
+    }),
+  };
+}
