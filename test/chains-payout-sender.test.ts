@@ -2,12 +2,15 @@
  * PayoutSender against the devnet: a payout lands once however often it is broadcast, a
  * prepared transaction that never went out is not_found and later provably expired, and a
  * payout the treasury cannot cover is refused before signing (or, when two prepared payouts
- * together overdraw it, the later one lands failed).
+ * together overdraw it, the later one lands failed). The devnet's payout-only chains start on
+ * demand and carry payouts too.
  */
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { createPublicClient, http, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { evmTokenBalance, solanaTokenBalance } from '../devnet/buyer.ts';
 import { createEvmPayoutSender } from '../src/chains/evm-payout-sender.ts';
@@ -45,10 +48,13 @@ function senderFrom(chain: 'base' | 'solana', buyer: number): PayoutSender {
   return createEvmPayoutSender({ chain: 'base', ...devnet.chains.base, treasuryKey: account.evmPrivateKey, log: silentLogger });
 }
 
-test('the factory builds senders for the payment chains only when no payout-only chain is configured', () => {
-  assert.deepEqual(Object.keys(senders).sort(), ['base', 'polygon', 'solana']);
+test('the factory builds a sender per payout chain; the devnet payout-only chains are not started by it', () => {
+  assert.deepEqual(Object.keys(senders).sort(), ['arbitrum', 'avalanche', 'base', 'optimism', 'polygon', 'solana']);
   assert.equal(senders.base!.treasury, devnet.extras.addresses.evmTreasury);
+  assert.equal(senders.arbitrum!.treasury, devnet.extras.addresses.evmTreasury);
   assert.equal(senders.solana!.treasury, devnet.extras.addresses.solanaTreasury);
+  assert.equal(devnet.info.payoutChains, undefined);
+  assert.equal(devnet.pids.arbitrum, undefined);
 });
 
 for (const chain of ['base', 'polygon', 'solana'] as const) {
@@ -141,3 +147,33 @@ test('lookup refuses a prepared payout whose id does not match its bytes', async
   assert.equal(await refusal(senders.solana!.lookup({ ...s, tx: bs58.encode(new Uint8Array(64).fill(1)) })), 'invalid_payout');
 });
 
+test('devnet: a payout-only chain starts once on demand, at its chain id, with USDC at the native address and the treasury funded', async () => {
+  const [a, b] = await Promise.all([devnet.ensureChain('arbitrum'), devnet.ensureChain('arbitrum')]);
+  assert.equal(a, b);
+  assert.deepEqual(Object.keys(devnet.pids).sort(), ['arbitrum', 'base', 'polygon']);
+  const client = createPublicClient({ transport: http(a.rpcUrl) });
+  assert.equal(await client.getChainId(), 42161);
+  assert.equal(a.usdc, '0xaf88d065e77c8cC2239327C5EDb3A432268e5831');
+  assert.ok(((await client.getCode({ address: a.usdc as Address })) ?? '0x').length > 2);
+  assert.equal(await evmTokenBalance({ rpcUrl: a.rpcUrl, chainId: 42161, token: a.usdc, owner: devnet.extras.addresses.evmTreasury }), 1_000_000n * 10n ** 6n);
+  assert.ok((await client.getBalance({ address: devnet.extras.addresses.evmTreasury as Address })) > 10n ** 18n);
+  // Recorded for outside readers, the rest of devnet.json untouched.
+  const written = JSON.parse(await readFile(devnet.files.devnetJson, 'utf8'));
+  assert.deepEqual(written.payoutChains, { arbitrum: { rpcUrl: a.rpcUrl, chainId: 42161, usdc: a.usdc } });
+  assert.deepEqual(Object.keys(written.chains), ['base', 'polygon', 'solana']);
+  assert.ok(JSON.parse(await readFile(devnet.files.signersJson, 'utf8')).extras.fakeUsdc.arbitrum);
+});
+
+for (const [chain, chainId] of [['arbitrum', 42161], ['optimism', 10], ['avalanche', 43114]] as const) {
+  test(`${chain}: a payout through the lazily started chain arrives`, async () => {
+    const sender = senders[chain]!;
+    const to = freshEvm();
+    const p = await sender.prepare(to, 31_337n);
+    await sender.broadcast(p);
+    assert.equal(await sender.lookup(p), 'confirmed');
+    const c = devnet.info.payoutChains![chain]!;
+    assert.equal(c.chainId, chainId);
+    assert.equal(await evmTokenBalance({ rpcUrl: c.rpcUrl, chainId, token: c.usdc, owner: to }), 31_337n);
+    assert.equal(await sender.treasuryBalance(), 1_000_000n * 10n ** 6n - 31_337n);
+  });
+}
