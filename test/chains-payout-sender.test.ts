@@ -14,10 +14,12 @@ import { createPublicClient, http, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { evmTokenBalance, solanaTokenBalance } from '../devnet/buyer.ts';
 import { createEvmPayoutSender } from '../src/chains/evm-payout-sender.ts';
-import { createPayoutSenders } from '../src/chains/create-payout-senders.ts';
+import { createPayoutSenders, warmPayoutChain } from '../src/chains/create-payout-senders.ts';
 import type { PayoutSender, PayoutSenders } from '../src/chains/payout-sender.ts';
 import { createSolanaPayoutSender } from '../src/chains/solana-payout-sender.ts';
+import { PAYOUT_ONLY_USDC_ADDRESSES } from '../src/chains/usdc-addresses.ts';
 import { silentLogger } from '../src/log.ts';
+import { createDependencyProbe } from '../src/metrics/dependency-probe.ts';
 import { refusal } from './helpers/chains.ts';
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts';
 
@@ -164,6 +166,15 @@ test('devnet: a payout-only chain starts once on demand, at its chain id, with U
   assert.ok(JSON.parse(await readFile(devnet.files.signersJson, 'utf8')).extras.fakeUsdc.arbitrum);
 });
 
+test('devnet: a registration naming a payout-only chain starts it in the background (warmPayoutChain)', async () => {
+  warmPayoutChain(devnet.chains, 'avalanche', silentLogger);
+  warmPayoutChain(devnet.chains, 'base', silentLogger);
+  assert.equal(devnet.pids.avalanche, undefined);
+  const started = await devnet.ensureChain('avalanche');
+  assert.ok(devnet.pids.avalanche);
+  assert.equal(started.chainId, 43114);
+});
+
 for (const [chain, chainId] of [['arbitrum', 42161], ['optimism', 10], ['avalanche', 43114]] as const) {
   test(`${chain}: a payout through the lazily started chain arrives`, async () => {
     const sender = senders[chain]!;
@@ -177,3 +188,28 @@ for (const [chain, chainId] of [['arbitrum', 42161], ['optimism', 10], ['avalanc
     assert.equal(await sender.treasuryBalance(), 1_000_000n * 10n ** 6n - 31_337n);
   });
 }
+
+test('metrics: the treasury gauge covers payout-only chains with an RPC URL, and never starts a lazy one', async () => {
+  const arbitrum = devnet.info.payoutChains!.arbitrum!;
+  const lazyStarts: string[] = [];
+  const probe = createDependencyProbe({
+    pingDatabase: async () => ({ ok: true }),
+    adapters: null,
+    chains: {
+      ...devnet.chains,
+      payoutChains: {
+        arbitrum: { chainId: arbitrum.chainId, usdc: arbitrum.usdc, rpcUrl: arbitrum.rpcUrl },
+        optimism: { chainId: 10, usdc: PAYOUT_ONLY_USDC_ADDRESSES.optimism, rpcUrl: async () => (lazyStarts.push('optimism'), 'http://127.0.0.1:9') },
+      },
+    },
+    maxAgeMs: 0,
+    timeoutMs: 5_000,
+  });
+  const { balances } = await probe();
+  const usdc = (chain: string) => balances.find((b) => b.chain === chain && b.role === 'treasury' && b.asset === 'usdc')?.value;
+  assert.equal(usdc('arbitrum'), Number(await senders.arbitrum!.treasuryBalance()) / 1e6);
+  assert.ok(balances.some((b) => b.chain === 'arbitrum' && b.asset === 'native' && b.value > 0));
+  assert.equal(usdc('optimism'), undefined);
+  assert.deepEqual(lazyStarts, []);
+  assert.ok(usdc('base')! > 0);
+});
