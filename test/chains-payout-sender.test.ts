@@ -96,6 +96,20 @@ test('base: two prepares in one process take consecutive nonces and both land', 
   assert.deepEqual([await sender.lookup(a), await sender.lookup(b)], ['confirmed', 'confirmed']);
 });
 
+test('base: the nonce of a payout prepared and abandoned is handed out again once its reservation lapses', async () => {
+  const sender = createEvmPayoutSender({ chain: 'base', ...devnet.chains.base, treasuryKey: devnet.info.accounts[3].evmPrivateKey, log: silentLogger, nonceReservationMs: 200 });
+  const abandoned = await sender.prepare(freshEvm(), 1n);
+  const next = await sender.prepare(freshEvm(), 2n);
+  assert.equal(BigInt(next.validUntil), BigInt(abandoned.validUntil) + 1n);
+  await new Promise((r) => setTimeout(r, 250));
+  // Both lapsed and neither went out: the chain's next nonce is free again, no gap is left.
+  const later = await sender.prepare(freshEvm(), 3n);
+  assert.equal(later.validUntil, abandoned.validUntil);
+  await sender.broadcast(later);
+  assert.equal(await sender.lookup(later), 'confirmed');
+  assert.equal(await sender.lookup(abandoned), 'expired');
+});
+
 test('base: a payout never broadcast is not_found, then expired once another transaction took its nonce', async () => {
   const to = freshEvm();
   const orphan = await senders.base!.prepare(to, 5_000n);
