@@ -14,10 +14,12 @@ import { createPublicClient, http, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { evmTokenBalance, solanaTokenBalance } from '../devnet/buyer.ts';
 import { createEvmPayoutSender } from '../src/chains/evm-payout-sender.ts';
-import { createPayoutSenders, warmPayoutChain } from '../src/chains/create-payout-senders.ts';
+import { configuredPayoutChains, createPayoutSenders, warmPayoutChain } from '../src/chains/create-payout-senders.ts';
 import type { PayoutSender, PayoutSenders } from '../src/chains/payout-sender.ts';
 import { createSolanaPayoutSender } from '../src/chains/solana-payout-sender.ts';
 import { PAYOUT_ONLY_USDC_ADDRESSES } from '../src/chains/usdc-addresses.ts';
+import { loadConfig } from '../src/config.ts';
+import { devnetChains } from '../src/devnet-profile.ts';
 import { silentLogger } from '../src/log.ts';
 import { createDependencyProbe } from '../src/metrics/dependency-probe.ts';
 import { refusal } from './helpers/chains.ts';
@@ -226,4 +228,13 @@ test('metrics: the treasury gauge covers payout-only chains with an RPC URL, and
   assert.equal(usdc('optimism'), undefined);
   assert.deepEqual(lazyStarts, []);
   assert.ok(usdc('base')! > 0);
+});
+
+test('a service using this devnet from another process pays out on the payout-only chains started, with static URLs', async () => {
+  const config = loadConfig({ PAYCALL_START_DEVNET: '0', PAYCALL_DATA_DIR: devnet.dataDir, LOG_LEVEL: 'silent' });
+  const { chains } = await devnetChains(config, silentLogger);
+  assert.deepEqual(chains?.payoutChains, devnet.info.payoutChains);
+  assert.deepEqual(configuredPayoutChains(chains), ['base', 'polygon', 'arbitrum', 'optimism', 'avalanche', 'solana']);
+  const p = await createPayoutSenders(chains!, silentLogger).optimism!.prepare(freshEvm(), 1n);
+  assert.equal(await senders.optimism!.lookup(p), 'not_found');
 });
