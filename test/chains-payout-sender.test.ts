@@ -35,7 +35,12 @@ before(async () => {
   senders = createPayoutSenders(devnet.chains, silentLogger);
 });
 after(async () => {
-  await devnet?.stop();
+  if (!devnet) return;
+  const lazyPids = [devnet.pids.arbitrum, devnet.pids.optimism, devnet.pids.avalanche].filter((pid) => pid !== undefined);
+  await devnet.stop();
+  // The lazily started nodes stop with the devnet, and none starts after it.
+  for (const pid of lazyPids) assert.throws(() => process.kill(pid, 0), /ESRCH/);
+  await assert.rejects(devnet.ensureChain('arbitrum'), /stopped/);
 });
 
 const freshEvm = () => privateKeyToAccount(generatePrivateKey()).address;
