@@ -28,6 +28,7 @@ import type { OperationId } from './generated/operation-ids.ts';
 import { createToolPool } from './tools/tool-pool.ts';
 import { preloadPdfParser } from './tools/pdf/open-pdf.ts';
 import { createChainAdapters } from './chains/create-chain-adapters.ts';
+import { configuredPayoutChains, warmPayoutChain } from './chains/create-payout-senders.ts';
 import { createQuoteStore } from './payments/quote-store.ts';
 import { createReceiptGate } from './payments/receipt-gate.ts';
 import { quoteForUnit, type PaidCallDeps } from './payments/paid-call.ts';
@@ -142,7 +143,17 @@ export async function createApp(config: Config, log: Logger, opts: { chains?: Pr
       metrics,
     })),
   };
-  Object.assign(implemented, createSellerHandlers({ ...lifecycle, serviceName: config.serviceName, kickProbes: scheduler.kick, orKey: keys.orSignature }));
+  Object.assign(
+    implemented,
+    createSellerHandlers({
+      ...lifecycle,
+      serviceName: config.serviceName,
+      kickProbes: scheduler.kick,
+      orKey: keys.orSignature,
+      payoutChains: configuredPayoutChains(config.chains),
+      onPayoutChain: (chain) => warmPayoutChain(config.chains, chain, log),
+    }),
+  );
   Object.assign(
     implemented,
     createAccountHandlers({ orm, serviceName: config.serviceName, secret: apiKeySecret, keys, onRefusal: (reason) => sellerMetrics.signatureRefusals.inc({ reason }) }),
