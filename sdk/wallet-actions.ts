@@ -7,7 +7,7 @@
  */
 import type { Client } from 'openapi-fetch';
 import type { components, paths } from '../src/generated/openapi.ts';
-import { addEndpointPayload, idPayload, registerPayload, updateEndpointPayload, walletPayload } from '../src/http/wallet-signature.ts';
+import { addEndpointPayload, idPayload, issueApiKeyPayload, registerPayload, updateEndpointPayload, walletPayload } from '../src/http/wallet-signature.ts';
 import type { ActionSigner } from './action-signer.ts';
 
 type Schemas = components['schemas'];
@@ -27,9 +27,6 @@ export class PaycallApiError extends Error {
     this.name = 'PaycallApiError';
   }
 }
-
-/** payloadHash text of `issue_api_key`: compact JSON of {label, scopes}, in that order. */
-export const issueApiKeyPayload = (label: string, scopes: Scope[]) => JSON.stringify({ label, scopes });
 
 export interface WalletActionsOptions {
   /** Unix seconds; signatures are valid within [now - 300 s, now + 60 s] of the service's clock. */
@@ -81,7 +78,7 @@ export function walletActions(api: Client<paths>, signer: ActionSigner, opts: Wa
     errors: async (since?: number) => api.GET('/v1/_seller/{wallet}/errors', { params: { path, query: { ...(await signedQuery('errors')), since } } }),
     payout: async () => api.POST('/v1/_seller/{wallet}/payouts', { params: { path }, body: await signed('request_payout', walletPayload(wallet)) }),
     account: async () => api.GET('/v1/account', { params: { query: { wallet, ...(await signedQuery('read_account')) } } }),
-    issueKey: async (label: string, scopes: Scope[]) => api.POST('/v1/keys', { body: { wallet, label, scopes, ...(await signed('issue_api_key', issueApiKeyPayload(label, scopes))) } }),
+    issueKey: async (label: string, scopes: Scope[]) => api.POST('/v1/keys', { body: { wallet, label, scopes, ...(await signed('issue_api_key', issueApiKeyPayload({ label, scopes }))) } }),
     revokeKey: async (id: number) => {
       const s = await signed('revoke_api_key', idPayload(id));
       return api.DELETE('/v1/keys/{id}', { params: { path: { id }, header: { 'X-Wallet': wallet, 'X-Signature': s.signature, 'X-Timestamp': s.timestamp } } });
