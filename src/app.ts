@@ -44,6 +44,12 @@ import { createSellerHandlers } from './sellers/seller-handlers.ts';
 import { createSellerMetrics } from './sellers/seller-metrics.ts';
 import { createProbeJobs } from './sellers/probe-jobs.ts';
 import { listSellerCatalogEntries } from './sellers/catalog-entries.ts';
+import type { PayoutSenders } from './chains/payout-sender.ts';
+import { createSettlementHandlers } from './settlement/settlement-handlers.ts';
+import { createSettlementJobs } from './settlement/daily.ts';
+import type { SettlementHooks } from './settlement/payout-worker.ts';
+import { settlementSnapshot } from './settlement/payout-store.ts';
+import { sqlOf } from './sellers/seller-store.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const VERSION: string = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version;
@@ -54,14 +60,24 @@ export interface App {
   http: HttpServer;
   metrics: Metrics;
   listen(): Promise<AddressInfo>;
-  /** Runs the scheduled jobs (probes) once now, whether or not this instance ticks. */
+  /** Runs the scheduled jobs (probes, settlement and payouts) once now, whether or not this instance ticks. */
   runScheduledJobs(): Promise<void>;
   /** Graceful: stop accepting, finish in-flight requests, then close pools and the database. */
   close(): Promise<void>;
 }
 
 
-export async function createApp(config: Config, log: Logger): Promise<App> {
+/** What tests (and the crash fixture) put in place of the real parts; never set in production. */
+export interface AppOverrides {
+  /** The treasury senders (default: one per configured chain). */
+  payoutSenders?: PayoutSenders;
+  /** The settlement's clock: a test moves it past midnight instead of waiting. */
+  now?: () => Date;
+  /** Pause or kill points on the payout path (test/fixtures/settlement-crash.ts). */
+  settlementHooks?: SettlementHooks;
+}
+
+export async function createApp(config: Config, log: Logger, overrides: AppOverrides = {}): Promise<App> {
   const contract = await loadContract(`${root}openapi.yaml`);
   const orm = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, log });
   const metrics = createMetrics();
@@ -93,6 +109,12 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
   const scheduler = createScheduler({ tickMs: config.sellers.schedulerTickMs, log: log.child({ component: 'scheduler' }) });
   const lifecycle = { orm, config: config.sellers, metrics: sellerMetrics, log: log.child({ component: 'sellers' }), client: upstream };
   scheduler.register(createProbeJobs(lifecycle));
+  // Settlement: daily at 00:00 UTC and requested payouts, sent from the treasuries.
+  const payoutSenders: PayoutSenders = overrides.payoutSenders ?? {};
+  const settlementLog = log.child({ component: 'settlement' });
+  scheduler.register(
+    createSettlementJobs({ orm, senders: payoutSenders, config: config.settlement, metrics, log: settlementLog, hooks: overrides.settlementHooks, now: overrides.now ?? (() => new Date()) }),
+  );
   // Forwarded calls are signed (RFC 9421); the devnet keeps its generated key in the data directory.
   const signer = createForwardSigner(
     config.proxy.signingKey ? parseSigningKey(config.proxy.signingKey) : loadOrCreateSigningKey(join(config.dataDir, 'forward-signing-key.pem')),
@@ -122,6 +144,15 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
     }),
   };
   Object.assign(implemented, createSellerHandlers({ ...lifecycle, serviceName: config.serviceName, kickProbes: scheduler.kick }));
+  Object.assign(
+    implemented,
+    createSettlementHandlers({
+      orm,
+      config: config.settlement,
+      signature: { serviceName: config.serviceName, orm, onRefusal: (reason) => sellerMetrics.signatureRefusals.inc({ reason }) },
+      kick: scheduler.kick,
+    }),
+  );
   const inspected = createLru<string, { kind: DocumentKind; pages: number }>(4096);
   const bazaar = new Map(BUILTINS.map((b) => [b.path, builtinBazaar(contract.api.definition, b.path)]));
   for (const b of BUILTINS) implemented[b.operationId] = builtinHandler({ paid, pool, limits: config.tools, inspected, metrics }, b, bazaar.get(b.path));
@@ -136,6 +167,7 @@ export async function createApp(config: Config, log: Logger): Promise<App> {
 
   // Operator metrics: scrape-time gauges, and empty definitions of those no feature registered.
   metrics.sources.toolPool = () => pool.stats();
+  metrics.sources.settlement = () => settlementSnapshot(sqlOf(orm));
   metrics.sources.dependencies = createDependencyProbe({ pingDatabase: () => pingDatabase(orm), adapters, chains: config.chains, maxAgeMs: 30_000, timeoutMs: 3_000 });
   declareMissing(metrics.registry);
 

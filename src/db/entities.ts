@@ -258,8 +258,10 @@ export interface Payment {
   takeBps: number;
   fee: bigint;
   net: bigint;
-  /** Settlement reference: the payout that paid this row's net to the seller; null = unsettled. */
+  /** Settlement reference: the payout that paid this row's net to the seller; null = unsettled. Set only once that payout is confirmed on chain. */
   payoutId: number | null;
+  /** The payout that will pay this row (set with the payout row, before anything is sent); a row is claimed once. */
+  payoutClaim: number | null;
   createdAt: Date;
 }
 export const PaymentSchema = new EntitySchema<Payment>({
@@ -279,6 +281,7 @@ export const PaymentSchema = new EntitySchema<Payment>({
     fee: amount(),
     net: amount(),
     payoutId: { type: 'bigint', nullable: true },
+    payoutClaim: { type: 'bigint', nullable: true },
     createdAt: createdAt(),
   },
 });
@@ -333,18 +336,33 @@ export const UsedSignatureSchema = new EntitySchema<UsedSignature>({
   },
 });
 
+/**
+ * pending: written (the intent), being signed, sent or confirmed; sent: confirmed on chain, its
+ * rows carry payout_id (final); failed: the last attempt failed, retried at next_attempt_at.
+ */
 export type PayoutStatus = 'pending' | 'sent' | 'failed';
 export interface Payout {
   id: number;
   sellerId: number;
+  /** The destination: the seller's registered wallet on `chain`. */
   wallet: string;
   chain: string;
+  /** = sum(net) of the payment rows whose payout_claim is this payout. */
   amount: bigint;
   status: PayoutStatus;
+  /** The signed transaction (id, raw bytes, nonce / last valid block height), recorded before broadcast. */
   tx: string | null;
+  raw: string | null;
+  validUntil: string | null;
   error: string | null;
   /** The UTC day (YYYY-MM-DD) of a daily settlement run, null for a requested payout. */
   settlementDay: string | null;
+  /** Failed attempts so far (back-off exponent). */
+  attempts: number;
+  /** Due for work then; while an instance works on it, the end of its lease. */
+  nextAttemptAt: Date;
+  broadcastAt: Date | null;
+  confirmedAt: Date | null;
   createdAt: Date;
   sentAt: Date | null;
 }
@@ -359,12 +377,46 @@ export const PayoutSchema = new EntitySchema<Payout>({
     amount: amount(),
     status: { type: 'string', length: 16, default: 'pending' },
     tx: { type: 'string', length: 128, nullable: true },
+    raw: { type: 'text', nullable: true },
+    validUntil: { type: 'string', length: 32, nullable: true },
     error: { type: 'text', nullable: true },
     settlementDay: { type: 'string', length: 10, nullable: true },
+    attempts: { type: 'integer', default: 0 },
+    nextAttemptAt: { type: 'datetime', columnType: 'timestamptz', defaultRaw: 'now()' },
+    broadcastAt: nullableTime(),
+    confirmedAt: nullableTime(),
     createdAt: createdAt(),
     sentAt: nullableTime(),
   },
   uniques: [{ name: 'payout_seller_day_unique', properties: ['sellerId', 'settlementDay'] }],
+});
+
+/** One daily settlement: its primary key makes one instance the day's runner. */
+export interface SettlementRun {
+  day: string;
+  /** Rows created before this instant are settled by this run (the day boundary, 00:00 UTC). */
+  cutoff: Date;
+  startedAt: Date;
+  /** A runner that died mid-run loses the run to another instance after this. */
+  leaseUntil: Date;
+  finishedAt: Date | null;
+  sellers: number;
+  totalAtomic: bigint;
+  carriedOver: number;
+}
+export const SettlementRunSchema = new EntitySchema<SettlementRun>({
+  name: 'SettlementRun',
+  tableName: 'settlement_run',
+  properties: {
+    day: { type: 'string', length: 10, primary: true },
+    cutoff: { type: 'datetime', columnType: 'timestamptz' },
+    startedAt: createdAt(),
+    leaseUntil: { type: 'datetime', columnType: 'timestamptz' },
+    finishedAt: nullableTime(),
+    sellers: { type: 'integer', default: 0 },
+    totalAtomic: { ...amount(), default: 0 },
+    carriedOver: { type: 'integer', default: 0 },
+  },
 });
 
 /** Upstream error counts per endpoint and hour, for the seller errors query and lifecycle. */
@@ -402,5 +454,6 @@ export const allEntities = [
   ApiKeySchema,
   UsedSignatureSchema,
   PayoutSchema,
+  SettlementRunSchema,
   EndpointErrorCountSchema,
 ];

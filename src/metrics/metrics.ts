@@ -16,6 +16,17 @@ export interface MetricSources {
   toolPool?: () => { workers: number; busy: number; queued: number };
   /** Database and chain reachability plus wallet balances, cached by the caller (see dependency-probe.ts). */
   dependencies?: () => Promise<DependencySnapshot>;
+  /** Payouts and settlement runs as the database has them (src/settlement/payout-store.ts). */
+  settlement?: () => Promise<SettlementSnapshot>;
+}
+
+export interface SettlementSnapshot {
+  /** Broadcast, not confirmed: count and age of the oldest, by chain. */
+  unconfirmed: { chain: string; count: number; oldest_s: number }[];
+  /** Unfinished payouts whose last attempt failed (retried with back-off), by chain. */
+  retrying: { chain: string; count: number }[];
+  /** The last finished daily settlement. */
+  lastRun: { finished_s: number; sellers: number; total_atomic: string } | null;
 }
 
 export interface DependencySnapshot {
@@ -56,9 +67,18 @@ export interface Metrics {
   settlementPaidOut: Counter<'chain'>;
   /** Payouts by chain and outcome: sent, confirmed, failed, carried_over. */
   payouts: Counter<'chain' | 'outcome'>;
-  /** Payouts sent whose transaction is not confirmed yet (set by the settlement job). */
+  /** Payouts sent whose transaction is not confirmed yet (read from the database at scrape time). */
   payoutsUnconfirmed: Gauge<'chain'>;
 }
+
+/** Scrape-time read of the settlement source; a database outage keeps the previous figures. */
+const settlementOf = async (sources: MetricSources): Promise<SettlementSnapshot | null> => {
+  try {
+    return (await sources.settlement?.()) ?? null;
+  } catch {
+    return null;
+  }
+};
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -119,6 +139,51 @@ export function createMetrics(): Metrics {
     },
   });
 
+  // Settlement state for operators (docs/settlement.md): how long payouts wait for their chain,
+  // which ones are being retried, and what the last daily run paid.
+  new Gauge({
+    name: 'paycall_payouts_unconfirmed_age_seconds',
+    help: 'Age of the oldest payout transaction broadcast and not confirmed yet, by chain (0: none)',
+    labelNames: ['chain'],
+    registers,
+    async collect() {
+      const s = await settlementOf(sources);
+      if (!s) return;
+      this.reset();
+      for (const u of s.unconfirmed) this.set({ chain: u.chain }, u.oldest_s);
+    },
+  });
+  new Gauge({
+    name: 'paycall_payouts_retrying',
+    help: 'Unfinished payouts whose last attempt failed (retried with back-off), by chain',
+    labelNames: ['chain'],
+    registers,
+    async collect() {
+      const s = await settlementOf(sources);
+      if (!s) return;
+      this.reset();
+      for (const r of s.retrying) this.set({ chain: r.chain }, r.count);
+    },
+  });
+  new Gauge({
+    name: 'paycall_settlement_last_run_sellers',
+    help: 'Sellers paid by the last finished daily settlement',
+    registers,
+    async collect() {
+      const s = await settlementOf(sources);
+      if (s) this.set(s.lastRun?.sellers ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'paycall_settlement_last_run_atomic',
+    help: 'USDC (atomic units) the last finished daily settlement paid out',
+    registers,
+    async collect() {
+      const s = await settlementOf(sources);
+      if (s) this.set(Number(s.lastRun?.total_atomic ?? 0));
+    },
+  });
+
   return {
     registry,
     sources,
@@ -165,11 +230,30 @@ export function createMetrics(): Metrics {
       registers,
     }),
     settlementRuns: new Counter({ name: 'paycall_settlement_runs_total', help: 'Daily settlement runs by outcome (success, failure)', labelNames: ['outcome'], registers }),
-    settlementDuration: new Histogram({ name: 'paycall_settlement_duration_seconds', help: 'Daily settlement run time', buckets: [1, 5, 15, 60, 300, 900, 1800, 3600], registers }),
-    settlementLastSuccess: new Gauge({ name: 'paycall_settlement_last_success_timestamp_seconds', help: 'Unix time the last daily settlement finished successfully (0: never on this instance)', registers }),
+    settlementDuration: new Histogram({ name: 'paycall_settlement_duration_seconds', help: 'Daily settlement run time (payouts written; sending follows)', buckets: [0.1, 1, 5, 15, 60, 300, 900, 1800, 3600], registers }),
+    settlementLastSuccess: new Gauge({
+      name: 'paycall_settlement_last_success_timestamp_seconds',
+      help: 'Unix time the last daily settlement finished (from the database: every instance reports it; 0: never)',
+      registers,
+      async collect() {
+        const s = await settlementOf(sources);
+        if (s) this.set(s.lastRun?.finished_s ?? 0);
+      },
+    }),
     settlementPaidOut: new Counter({ name: 'paycall_settlement_paid_out_atomic_total', help: 'USDC paid to sellers (atomic units) by payout chain', labelNames: ['chain'], registers }),
     payouts: new Counter({ name: 'paycall_payouts_total', help: 'Seller payouts by chain and outcome (sent, confirmed, failed, carried_over)', labelNames: ['chain', 'outcome'], registers }),
-    payoutsUnconfirmed: new Gauge({ name: 'paycall_payouts_unconfirmed', help: 'Payouts sent whose transaction is not confirmed yet, by chain', labelNames: ['chain'], registers }),
+    payoutsUnconfirmed: new Gauge({
+      name: 'paycall_payouts_unconfirmed',
+      help: 'Payouts sent whose transaction is not confirmed yet, by chain',
+      labelNames: ['chain'],
+      registers,
+      async collect() {
+        const s = await settlementOf(sources);
+        if (!s) return;
+        this.reset();
+        for (const u of s.unconfirmed) this.set({ chain: u.chain }, u.count);
+      },
+    }),
   };
 }
 

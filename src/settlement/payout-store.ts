@@ -1,0 +1,209 @@
+/**
+ * SQL of the settlement (raw SQL through the ORM's connection; set-based: one statement per
+ * batch of sellers, never one per ledger row).
+ *
+ * The money rules live here:
+ * - a payout row is the intent: it is written in the same transaction that claims its payment
+ *   rows (payment.payout_claim), before anything is signed or sent; a row is claimed once;
+ * - payout.amount = sum(net) of its claimed rows, checked in SQL in that transaction (a mismatch
+ *   rolls it back);
+ * - payment.payout_id (the settlement reference the account's withdrawable balance reads) is set
+ *   for all rows of a payout in the one statement that marks the payout confirmed ('sent');
+ * - claims of one seller are serialized by locking the seller row, so the daily settlement and
+ *   a requested payout racing for the same seller never see each other's rows half claimed.
+ */
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { PayoutChain, PreparedPayout } from '../chains/payout-sender.ts';
+import type { PayoutStatus } from '../db/entities.ts';
+import type { SettlementSnapshot } from '../metrics/metrics.ts';
+
+/** A payout as the worker reads it (amount as decimal text: numeric(78,0) never goes through a float). */
+export interface PayoutRow {
+  id: number;
+  seller_id: number;
+  wallet: string;
+  chain: PayoutChain;
+  amount: string;
+  status: PayoutStatus;
+  tx: string | null;
+  raw: string | null;
+  valid_until: string | null;
+  error: string | null;
+  settlement_day: string | null;
+  attempts: number;
+  /** Seconds since the transaction was broadcast (null: not broadcast yet). */
+  broadcast_age_s: number | null;
+  created_at: string;
+}
+
+const PAYOUT_COLUMNS = `o.id::int as id, o.seller_id, o.wallet, o.chain, o.amount::text as amount, o.status, o.tx, o.raw, o.valid_until, o.error, o.settlement_day,
+  o.attempts, extract(epoch from now() - o.broadcast_at)::int as broadcast_age_s, extract(epoch from o.created_at)::bigint as created_at`;
+
+/**
+ * The destination of a seller `s`: its registered wallet for its payout chain, or else a wallet
+ * of the same family (EVM 0x addresses for the EVM chains, base58 for Solana). Null: none (the
+ * seller is carried over; registration makes this impossible for sellers it creates).
+ */
+const DESTINATION = `coalesce(
+  (select w.address from seller_wallet w where w.seller_id = s.id and w.chain = s.payout_chain order by w.id limit 1),
+  (select w.address from seller_wallet w where w.seller_id = s.id and (w.address like '0x%') = (s.payout_chain <> 'solana') order by w.id limit 1))`;
+
+export class AmountMismatchError extends Error {
+  constructor(what: string) {
+    super(`payout amount differs from the sum of its ledger rows (${what}); nothing was written`);
+    this.name = 'AmountMismatchError';
+  }
+}
+
+export interface ClaimResult {
+  /** Payouts written, by chain: count and total atomic amount. */
+  created: { id: number; chain: PayoutChain; amount: string }[];
+  /** Sellers below the minimum, by payout chain. */
+  carriedOver: Record<string, number>;
+  /** Sellers with earnings but no wallet on their payout chain. */
+  noDestination: number;
+}
+
+/** A PostgreSQL int[] literal (query parameters would spread a JS array into a list). */
+const intArray = (ids: number[]) => `{${ids.map((i) => Math.trunc(i)).join(',')}}`;
+
+/** Locks the sellers' rows for this transaction (claims of one seller are serialized). */
+const lockSellers = (tx: SqlEntityManager, ids: number[]) => tx.execute(`select id from seller where id = any(?::int[]) order by id for update`, [intArray(ids)]);
+
+/**
+ * Writes one payout per seller of `sellerIds` whose unclaimed net earnings created before
+ * `cutoff` reach `minAtomic`, and claims those rows, in the caller's transaction.
+ * `day` null: a requested payout (not bound to a settlement day).
+ */
+export async function claimPayouts(
+  tx: SqlEntityManager,
+  p: { sellerIds: number[]; cutoff: string; minAtomic: bigint; day: string | null },
+): Promise<ClaimResult> {
+  await lockSellers(tx, p.sellerIds);
+  // Data-modifying CTEs share one snapshot: the sums, the inserted payouts and the claimed rows
+  // describe the same rows. The seller locks above keep another claimer out of them.
+  const [r] = await tx.execute<{ created: ClaimResult['created'] | null; carried: Record<string, number> | null; no_destination: number; mismatched: number }[]>(
+    `with sums as (
+       select p.seller_id, sum(p.net) as total from payment p
+        where p.seller_id = any(?::int[]) and p.payout_claim is null and p.created_at < ?::timestamptz
+        group by p.seller_id),
+     due as (
+       select s.id as seller_id, s.payout_chain as chain, ${DESTINATION} as wallet, sums.total
+         from sums join seller s on s.id = sums.seller_id),
+     ins as (
+       insert into payout (seller_id, wallet, chain, amount, status, settlement_day)
+       select seller_id, wallet, chain, total, 'pending', ? from due where total >= ? and wallet is not null
+       on conflict (seller_id, settlement_day) do nothing
+       returning id, seller_id, chain, amount),
+     claimed as (
+       update payment p set payout_claim = ins.id from ins
+        where p.seller_id = ins.seller_id and p.payout_claim is null and p.created_at < ?::timestamptz
+       returning p.payout_claim, p.net),
+     claimed_sums as (select payout_claim as id, sum(net) as total from claimed group by payout_claim)
+     select
+       (select json_agg(json_build_object('id', i.id, 'chain', i.chain, 'amount', i.amount::text) order by i.id) from ins i) as created,
+       (select json_object_agg(chain, n) from (select chain, count(*) as n from due where total < ? group by chain) c) as carried,
+       (select count(*) from due where total >= ? and wallet is null)::int as no_destination,
+       (select count(*) from ins i left join claimed_sums c on c.id = i.id where c.total is distinct from i.amount)::int as mismatched`,
+    [intArray(p.sellerIds), p.cutoff, p.day, p.minAtomic.toString(), p.cutoff, p.minAtomic.toString(), p.minAtomic.toString()],
+  );
+  if (r.mismatched > 0) throw new AmountMismatchError(`${r.mismatched} payout(s)`);
+  return { created: (r.created ?? []).map((c) => ({ ...c, id: Number(c.id) })), carriedOver: r.carried ?? {}, noDestination: r.no_destination };
+}
+
+/**
+ * Leases up to `limit` due, unfinished payouts (FOR UPDATE SKIP LOCKED): next_attempt_at moves
+ * past the lease, so no other instance takes them meanwhile, and a payout of an instance that
+ * died is due again when its lease ends. Oldest first: recovery before new work.
+ */
+export function leaseDuePayouts(em: SqlEntityManager, limit: number, leaseMs: number): Promise<PayoutRow[]> {
+  return em.execute<PayoutRow[]>(
+    `with due as (
+       select id from payout where status <> 'sent' and next_attempt_at <= now()
+        order by next_attempt_at, id limit ? for update skip locked)
+     update payout o set next_attempt_at = now() + (? * interval '1 millisecond')
+       from due where o.id = due.id
+     returning ${PAYOUT_COLUMNS}`,
+    [limit, leaseMs],
+  );
+}
+
+/**
+ * Records a signed transaction before it is broadcast. Compare-and-set on the transaction the
+ * worker saw (`previousTx`, null for the first): false means another worker recorded one
+ * meanwhile, and this one must not be broadcast.
+ */
+export async function recordPrepared(em: SqlEntityManager, id: number, previousTx: string | null, p: PreparedPayout): Promise<boolean> {
+  const rows = await em.execute<{ id: number }[]>(
+    `update payout set status = 'pending', tx = ?, raw = ?, valid_until = ?, broadcast_at = null where id = ? and status <> 'sent' and tx is not distinct from ? returning id`,
+    [p.tx, p.raw, p.validUntil, id, previousTx],
+  );
+  return rows.length === 1;
+}
+
+export async function recordBroadcast(em: SqlEntityManager, id: number, tx: string): Promise<void> {
+  await em.execute(`update payout set broadcast_at = coalesce(broadcast_at, now()) where id = ? and tx = ?`, [id, tx]);
+}
+
+/**
+ * The payout is confirmed on chain: in one statement, mark it 'sent' and set payout_id on all
+ * its claimed rows; the marked sum must equal the amount, or the statement's transaction is
+ * rolled back. Returns false when it was marked already (another worker, or a second lookup).
+ */
+export async function markConfirmed(em: SqlEntityManager, id: number): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    const [r] = await tx.execute<{ amount: string | null; marked: string }[]>(
+      `with o as (
+         update payout set status = 'sent', confirmed_at = now(), sent_at = now(), error = null where id = ? and status <> 'sent' returning id, amount),
+       m as (
+         update payment p set payout_id = o.id from o where p.payout_claim = o.id and p.payout_id is null returning p.net)
+       select (select amount::text from o) as amount, (select coalesce(sum(net), 0)::text from m) as marked`,
+      [id],
+    );
+    if (r.amount === null) return false;
+    if (r.amount !== r.marked) throw new AmountMismatchError(`payout ${id}: amount ${r.amount}, rows ${r.marked}`);
+    return true;
+  });
+}
+
+/**
+ * A failed attempt: kept visible (status 'failed', the error text), tried again after a back-off.
+ * `dropTx`: the recorded transaction can never land (failed on chain, or expired), so the next
+ * attempt signs a new one; otherwise it stays, and the next attempt looks it up first.
+ */
+export async function recordFailure(em: SqlEntityManager, id: number, p: { error: string; retryInMs: number; dropTx: boolean }): Promise<void> {
+  await em.execute(
+    `update payout set status = 'failed', error = ?, attempts = attempts + 1, next_attempt_at = now() + (? * interval '1 millisecond')
+       ${p.dropTx ? ', tx = null, raw = null, valid_until = null, broadcast_at = null' : ''}
+     where id = ? and status <> 'sent'`,
+    [p.error.slice(0, 2000), p.retryInMs, id],
+  );
+}
+
+/** Not final yet: look again after `inMs` (a note, e.g. "unconfirmed for 40 min", stays visible). */
+export async function recordWaiting(em: SqlEntityManager, id: number, p: { inMs: number; note?: string | null; dropTx?: boolean }): Promise<void> {
+  await em.execute(
+    `update payout set next_attempt_at = now() + (? * interval '1 millisecond'), error = coalesce(?, error)
+       ${p.dropTx ? ', tx = null, raw = null, valid_until = null, broadcast_at = null' : ''}
+     where id = ? and status <> 'sent'`,
+    [p.inMs, p.note ?? null, id],
+  );
+}
+
+export async function findPayout(em: SqlEntityManager, id: number): Promise<PayoutRow | null> {
+  const [row] = await em.execute<PayoutRow[]>(`select ${PAYOUT_COLUMNS} from payout o where o.id = ?`, [id]);
+  return row ?? null;
+}
+
+export async function settlementSnapshot(em: SqlEntityManager): Promise<SettlementSnapshot> {
+  const unconfirmed = await em.execute<{ chain: string; count: number; oldest_s: number }[]>(
+    `select chain, count(*)::int as count, coalesce(max(extract(epoch from now() - broadcast_at)), 0)::int as oldest_s
+       from payout where status <> 'sent' and broadcast_at is not null group by chain`,
+  );
+  const retrying = await em.execute<{ chain: string; count: number }[]>(`select chain, count(*)::int as count from payout where status = 'failed' group by chain`);
+  const [lastRun] = await em.execute<{ finished_s: number; sellers: number; total_atomic: string }[]>(
+    `select extract(epoch from finished_at)::bigint::int as finished_s, sellers, total_atomic::text as total_atomic
+       from settlement_run where finished_at is not null order by day desc limit 1`,
+  );
+  return { unconfirmed, retrying, lastRun: lastRun ?? null };
+}
