@@ -52,11 +52,11 @@ export function createSettlementJobs(deps: SettlementDeps): ScheduledTask {
 /** Works the payouts due when the pass started (a payout rescheduled meanwhile waits for the next pass). */
 export async function workDuePayouts(deps: PayoutWorkerDeps, stopping: AbortSignal): Promise<void> {
   const em = sqlOf(deps.orm);
-  const seen = new Set<number>();
+  // The database's clock at full precision, like the probe jobs.
+  const [{ t }] = await em.execute<{ t: string }[]>('select clock_timestamp()::text as t');
   while (!stopping.aborted) {
-    const leased = (await leaseDuePayouts(em, PAYOUT_BATCH, PAYOUT_LEASE_MS)).filter((p) => !seen.has(p.id));
+    const leased = await leaseDuePayouts(em, { dueBy: t, limit: PAYOUT_BATCH, leaseMs: PAYOUT_LEASE_MS });
     if (!leased.length) break;
-    leased.forEach((p) => seen.add(p.id));
     const byChain = new Map<string, PayoutRow[]>();
     for (const p of leased) byChain.set(p.chain, [...(byChain.get(p.chain) ?? []), p]);
     await Promise.all(

@@ -114,17 +114,18 @@ export async function claimPayouts(
 /**
  * Leases up to `limit` due, unfinished payouts (FOR UPDATE SKIP LOCKED): next_attempt_at moves
  * past the lease, so no other instance takes them meanwhile, and a payout of an instance that
- * died is due again when its lease ends. Oldest first: recovery before new work.
+ * died is due again when its lease ends. Oldest first: recovery before new work. Only those due
+ * by `dueBy` (the pass's start): one rescheduled during the pass waits for the next pass.
  */
-export function leaseDuePayouts(em: SqlEntityManager, limit: number, leaseMs: number): Promise<PayoutRow[]> {
+export function leaseDuePayouts(em: SqlEntityManager, p: { dueBy: string; limit: number; leaseMs: number }): Promise<PayoutRow[]> {
   return em.execute<PayoutRow[]>(
     `with due as (
-       select id from payout where status <> 'sent' and next_attempt_at <= now()
+       select id from payout where status <> 'sent' and next_attempt_at <= ?::timestamptz
         order by next_attempt_at, id limit ? for update skip locked)
      update payout o set next_attempt_at = now() + (? * interval '1 millisecond')
        from due where o.id = due.id
      returning ${PAYOUT_COLUMNS}`,
-    [limit, leaseMs],
+    [p.dueBy, p.limit, p.leaseMs],
   );
 }
 
