@@ -58,6 +58,8 @@ export interface DevnetHandle {
   files: { devnetJson: string; signersJson: string };
   /** Child process ids (the hardhat nodes). */
   pids: { base: number; polygon: number };
+  /** Moves the Solana chain `slots` slots ahead at once (tests: a blockhash expires after 150). */
+  advanceSolanaSlots(slots: number): void;
   stop(): Promise<void>;
 }
 
@@ -221,6 +223,9 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<DevnetHandl
       extras,
       files,
       pids: { base: base.node.pid, polygon: polygon.node.pid },
+      advanceSolanaSlots(slots: number) {
+        for (let i = 0; i < slots; i++) ledger?.advanceSlot();
+      },
       stop() {
         stopping ??= teardown().then(() => log.info('devnet stopped'));
         return stopping;

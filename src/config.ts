@@ -23,11 +23,29 @@ export interface SignerConfig {
   solanaFeePayerKey: string;
   solanaTreasuryKey: string;
 }
+/** EVM chains sellers can be paid on that take no payments here (payouts only). */
+export const PAYOUT_ONLY_CHAINS = ['arbitrum', 'optimism', 'avalanche'] as const;
+export type PayoutOnlyChain = (typeof PAYOUT_ONLY_CHAINS)[number];
+
+export interface PayoutChainConfig {
+  chainId: number;
+  usdc: string;
+  /**
+   * The RPC URL; a function when the endpoint only exists once asked for (the devnet starts
+   * these nodes on first use, so `npm start` does not wait for three more chains).
+   */
+  rpcUrl: string | (() => Promise<string>);
+  /** 0x key of the treasury on this chain; absent: signers.evmTreasuryKey. */
+  treasuryKey?: string;
+}
+
 export interface ChainsConfig {
   base: EvmChainConfig;
   polygon: EvmChainConfig;
   solana: SolanaChainConfig;
   signers: SignerConfig;
+  /** Payout-only chains this deployment can pay on; a chain absent here cannot be a seller's payout_chain. */
+  payoutChains?: Partial<Record<PayoutOnlyChain, PayoutChainConfig>>;
 }
 
 export interface Config {

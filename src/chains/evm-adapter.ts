@@ -63,7 +63,8 @@ const HASH = /^0x[0-9a-fA-F]{64}$/;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const UINT = /^\d{1,78}$/;
 
-function chainFor(chainId: number, network: EvmNetwork, rpcUrl: string): Chain {
+/** A viem chain for `chainId` at `rpcUrl` (also used by the payout sender, for every EVM payout chain). */
+export function chainFor(chainId: number, network: string, rpcUrl: string): Chain {
   // Not viem/chains: importing it loads every chain definition (about half a second at start).
   const nativeCurrency = network === 'polygon' ? { name: 'POL', symbol: 'POL', decimals: 18 } : { name: 'Ether', symbol: 'ETH', decimals: 18 };
   const chain = { id: chainId, name: network, nativeCurrency, rpcUrls: { default: { http: [rpcUrl] } } };

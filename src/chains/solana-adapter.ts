@@ -3,18 +3,12 @@
  * getSignatureStatuses (bounded), not by WebSocket subscriptions: many hosted RPC endpoints
  * serve HTTP only or drop idle sockets, and polling keeps the service's behaviour predictable.
  */
-import {
-  createAssociatedTokenAccountIdempotentInstruction,
-  createTransferCheckedInstruction,
-  getAssociatedTokenAddressSync,
-  getMint,
-} from '@solana/spl-token';
+import { getAssociatedTokenAddressSync, getMint } from '@solana/spl-token';
 import {
   Connection,
   Keypair,
   PublicKey,
   SendTransactionError,
-  TransactionMessage,
   VersionedTransaction,
 } from '@solana/web3.js';
 import bs58 from 'bs58';
@@ -24,6 +18,7 @@ import { ChainError, type ChainHealth, type SolanaChainAdapter, type TxLookup } 
 import { createSerialQueue } from './serial-queue.ts';
 import { transfersFromTokenBalances } from './solana-token-deltas.ts';
 import { checkFacilitatorTransaction } from './solana-transfer-check.ts';
+import { signTreasuryTransfer, solanaRecipient } from './solana-treasury-transfer.ts';
 
 export interface SolanaAdapterOptions {
   config: SolanaChainConfig;
@@ -196,29 +191,11 @@ export function createSolanaAdapter(opts: SolanaAdapterOptions): SolanaChainAdap
     },
 
     async sendUsdc(to: string, amount: bigint): Promise<string> {
-      let owner: PublicKey;
-      try {
-        owner = new PublicKey(to);
-      } catch {
-        throw new ChainError('invalid_address', `${to} is not a Solana address`);
-      }
+      const owner = solanaRecipient(to);
       if (amount <= 0n) throw new ChainError('invalid_amount', 'the amount must be positive');
-      const source = getAssociatedTokenAddressSync(mint, treasury.publicKey, true);
-      // Off-curve owners (PDAs such as multisig vaults) have token accounts too.
-      const destination = getAssociatedTokenAddressSync(mint, owner, true);
       const signature = await treasuryQueue(async () => {
         const [{ blockhash }, dec] = await Promise.all([connection.getLatestBlockhash('confirmed'), decimals()]);
-        const message = new TransactionMessage({
-          payerKey: treasury.publicKey,
-          recentBlockhash: blockhash,
-          instructions: [
-            // The recipient may have no USDC account yet; the treasury pays its rent once.
-            createAssociatedTokenAccountIdempotentInstruction(treasury.publicKey, destination, owner, mint),
-            createTransferCheckedInstruction(source, mint, destination, treasury.publicKey, amount, dec),
-          ],
-        }).compileToV0Message();
-        const tx = new VersionedTransaction(message);
-        tx.sign([treasury]);
+        const tx = signTreasuryTransfer({ treasury, mint, owner, amount, decimals: dec, blockhash });
         return broadcast(tx);
       });
       log.info('usdc sent', { signature, to: owner.toBase58(), amount });

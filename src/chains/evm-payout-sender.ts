@@ -1,0 +1,188 @@
+/**
+ * PayoutSender for EVM chains (Base, Polygon, Arbitrum, Optimism, Avalanche): a USDC
+ * `transfer(to, amount)` signed locally by the treasury with an explicit nonce, gas limit and
+ * fees, so the signed bytes (and their hash) exist before anything reaches the chain. The
+ * nonce is what makes recovery safe: a transaction with nonce N lands at most once, and once
+ * the treasury's mined nonce has passed N without it, it never will (PayoutTxState 'expired').
+ */
+import {
+  BaseError,
+  createPublicClient,
+  decodeFunctionData,
+  encodeFunctionData,
+  getAddress,
+  http,
+  isAddress,
+  keccak256,
+  parseTransaction,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  type Address,
+  type Hash,
+  type Hex,
+  type TransactionReceipt,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Logger } from '../log.ts';
+import { ChainError } from './chain-adapter.ts';
+import { chainFor, decodeTransferLogs } from './evm-adapter.ts';
+import type { PayoutChain, PayoutSender, PayoutTxState, PreparedPayout } from './payout-sender.ts';
+import { createSerialQueue } from './serial-queue.ts';
+import { usdcAbi } from './usdc-abi.ts';
+
+export type EvmPayoutChain = Exclude<PayoutChain, 'solana'>;
+
+export interface EvmPayoutSenderOptions {
+  chain: EvmPayoutChain;
+  rpcUrl: string;
+  chainId: number;
+  usdc: string;
+  /** 0x private key of the treasury on this chain. */
+  treasuryKey: string;
+  log: Logger;
+  /** Blocks, the transaction's own included, before lookup says confirmed (default 1). */
+  confirmations?: number;
+  /** Timeout of one RPC call (default 10 s). */
+  rpcTimeoutMs?: number;
+}
+
+/**
+ * Gas headroom over the estimate (+25 %), and a floor: a transfer to an address that holds no
+ * USDC yet writes a fresh storage slot, and on Arbitrum the limit also pays the L1 data, whose
+ * price moves between estimate and inclusion.
+ */
+const GAS_HEADROOM_PERCENT = 125n;
+const MIN_GAS = 65_000n;
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+
+const rpcText = (e: unknown): string => (e instanceof BaseError ? `${e.shortMessage} ${e.details ?? ''}` : e instanceof Error ? e.message : String(e));
+
+export function createEvmPayoutSender(opts: EvmPayoutSenderOptions): PayoutSender {
+  const log = opts.log.child({ chain: opts.chain, role: 'payout' });
+  const chain = chainFor(opts.chainId, opts.chain, opts.rpcUrl);
+  const client = createPublicClient({ chain, transport: http(opts.rpcUrl, { timeout: opts.rpcTimeoutMs ?? 10_000, retryCount: 2 }) });
+  const treasury = privateKeyToAccount(opts.treasuryKey as Hex);
+  const usdc = getAddress(opts.usdc);
+  const confirmations = Math.max(1, opts.confirmations ?? 1);
+  // Two prepares in one process must not pick the same nonce: the chain's pending nonce does
+  // not count a transaction that is signed but not yet broadcast, so the next free nonce is
+  // also tracked here, and prepares run one at a time.
+  const queue = createSerialQueue();
+  let nextNonce = 0;
+
+  const balance = () => client.readContract({ address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [treasury.address], blockTag: 'latest' });
+
+  /** What a prepared transaction does, read back from its own signed bytes (nothing else is trusted). */
+  const decode = (p: PreparedPayout) => {
+    const tx = parseTransaction(p.raw as Hex);
+    if (keccak256(p.raw as Hex) !== p.tx.toLowerCase() || !tx.to || getAddress(tx.to) !== usdc || tx.nonce === undefined || !tx.data) {
+      throw new ChainError('invalid_payout', `${p.tx} is not a USDC transfer prepared by this sender on ${opts.chain}`);
+    }
+    const call = decodeFunctionData({ abi: usdcAbi, data: tx.data });
+    if (call.functionName !== 'transfer') throw new ChainError('invalid_payout', `${p.tx} does not call transfer`);
+    const [to, amount] = call.args;
+    return { nonce: tx.nonce, to: getAddress(to), amount };
+  };
+
+  /** confirmed only when the receipt shows the USDC leaving the treasury for the destination, in full. */
+  const stateOfReceipt = (receipt: TransactionReceipt, p: PreparedPayout): PayoutTxState => {
+    if (receipt.status !== 'success') return 'failed';
+    const { to, amount } = decode(p);
+    const moved = decodeTransferLogs(receipt.logs).some((t) => t.token === usdc && t.from === treasury.address && t.to === to && t.value === amount);
+    return moved ? 'confirmed' : 'failed';
+  };
+
+  const lookup = async (p: PreparedPayout): Promise<PayoutTxState> => {
+    if (!HASH.test(p.tx)) throw new ChainError('invalid_payout', `${p.tx} is not a transaction hash`);
+    const { nonce } = decode(p);
+    const hash = p.tx as Hash;
+    // The mined nonce is read first: if it is past this nonce and the receipt (read after)
+    // is still missing, another transaction took the nonce, so this one can never land.
+    const minedNonce = await client.getTransactionCount({ address: treasury.address, blockTag: 'latest' });
+    let receipt: TransactionReceipt | null = null;
+    try {
+      receipt = await client.getTransactionReceipt({ hash });
+    } catch (e) {
+      if (!(e instanceof TransactionReceiptNotFoundError)) throw e;
+    }
+    if (receipt) {
+      if (confirmations > 1) {
+        const head = await client.getBlockNumber({ cacheTime: 0 });
+        if (head - receipt.blockNumber + 1n < BigInt(confirmations)) return 'pending';
+      }
+      return stateOfReceipt(receipt, p);
+    }
+    try {
+      await client.getTransaction({ hash });
+      return 'pending';
+    } catch (e) {
+      if (!(e instanceof TransactionNotFoundError)) throw e;
+    }
+    return minedNonce > nonce ? 'expired' : 'not_found';
+  };
+
+  return {
+    chain: opts.chain,
+    treasury: treasury.address,
+
+    prepare(to: string, amount: bigint): Promise<PreparedPayout> {
+      if (!isAddress(to, { strict: false })) return Promise.reject(new ChainError('invalid_address', `${to} is not an EVM address`));
+      if (amount <= 0n) return Promise.reject(new ChainError('invalid_amount', 'the amount must be positive'));
+      const recipient: Address = getAddress(to);
+      const data = encodeFunctionData({ abi: usdcAbi, functionName: 'transfer', args: [recipient, amount] });
+      return queue(async () => {
+        // Refused here, nothing signed: a payout the treasury cannot cover would only burn gas.
+        // (Two prepares that each fit but not together still can: the later one reverts, 'failed'.)
+        const held = await balance();
+        if (held < amount) throw new ChainError('insufficient_funds', `the treasury holds ${held} USDC atomic units on ${opts.chain}, the payout is ${amount}`);
+        const [pendingNonce, gas, block, priority] = await Promise.all([
+          client.getTransactionCount({ address: treasury.address, blockTag: 'pending' }),
+          client.estimateGas({ account: treasury.address, to: usdc, data }),
+          client.getBlock({ blockTag: 'latest' }),
+          client.estimateMaxPriorityFeePerGas(),
+        ]);
+        const nonce = Math.max(pendingNonce, nextNonce);
+        // Twice the current base fee: the transaction stays includable while the base fee rises
+        // for a while, e.g. when it is broadcast again after a restart.
+        const baseFee = block.baseFeePerGas ?? 0n;
+        const serialized = await treasury.signTransaction({
+          type: 'eip1559',
+          chainId: opts.chainId,
+          to: usdc,
+          data,
+          nonce,
+          gas: ((gas * GAS_HEADROOM_PERCENT) / 100n > MIN_GAS ? (gas * GAS_HEADROOM_PERCENT) / 100n : MIN_GAS),
+          maxFeePerGas: baseFee * 2n + priority,
+          maxPriorityFeePerGas: priority,
+        });
+        nextNonce = nonce + 1;
+        const tx = keccak256(serialized);
+        log.info('payout prepared', { tx, to: recipient, amount, nonce });
+        return { tx, raw: serialized, validUntil: String(nonce) };
+      });
+    },
+
+    async broadcast(p: PreparedPayout): Promise<void> {
+      const { nonce } = decode(p);
+      try {
+        await client.sendRawTransaction({ serializedTransaction: p.raw as Hex });
+        log.info('payout broadcast', { tx: p.tx, nonce });
+      } catch (e) {
+        const text = rpcText(e);
+        // The same bytes again (a retry, or a restart after sending): the node has them already.
+        if (/already known|known transaction|already imported|already exists|already in (the )?mempool/i.test(text)) return;
+        // The nonce is used: fine if by this very transaction, otherwise it can never land.
+        if (/nonce too low|nonce has already been used|nonce.*(lower|less) than/i.test(text)) {
+          const state = await lookup(p);
+          if (state === 'confirmed' || state === 'failed' || state === 'pending') return;
+          throw new ChainError('nonce_used', `nonce ${nonce} of the treasury on ${opts.chain} was used by another transaction: ${p.tx} can never land (prepare anew)`, { cause: e });
+        }
+        throw e;
+      }
+    },
+
+    lookup,
+
+    treasuryBalance: balance,
+  };
+}
