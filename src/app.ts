@@ -45,6 +45,7 @@ import { createSellerMetrics } from './sellers/seller-metrics.ts';
 import { createProbeJobs } from './sellers/probe-jobs.ts';
 import { listSellerCatalogEntries } from './sellers/catalog-entries.ts';
 import type { PayoutSenders } from './chains/payout-sender.ts';
+import { createPayoutSenders } from './chains/create-payout-senders.ts';
 import { createSettlementHandlers } from './settlement/settlement-handlers.ts';
 import { createSettlementJobs } from './settlement/daily.ts';
 import type { SettlementHooks } from './settlement/payout-worker.ts';
@@ -110,7 +111,7 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   const lifecycle = { orm, config: config.sellers, metrics: sellerMetrics, log: log.child({ component: 'sellers' }), client: upstream };
   scheduler.register(createProbeJobs(lifecycle));
   // Settlement: daily at 00:00 UTC and requested payouts, sent from the treasuries.
-  const payoutSenders: PayoutSenders = overrides.payoutSenders ?? {};
+  const payoutSenders: PayoutSenders = overrides.payoutSenders ?? (config.chains ? createPayoutSenders(config.chains, log.child({ component: 'payouts' })) : {});
   const settlementLog = log.child({ component: 'settlement' });
   scheduler.register(
     createSettlementJobs({ orm, senders: payoutSenders, config: config.settlement, metrics, log: settlementLog, hooks: overrides.settlementHooks, now: overrides.now ?? (() => new Date()) }),

@@ -135,6 +135,11 @@ export interface SettlementConfig {
   retryMaxMs: number;
   /** How soon an unconfirmed payout transaction is looked up again. */
   pollMs: number;
+  /**
+   * An instance working on a payout (or running the day's settlement) holds it this long; after
+   * a crash another instance (or the restarted one) takes it over once it has passed.
+   */
+  leaseMs: number;
 }
 
 /** Paid forwarding to sellers' upstreams (proxy and paywall modes). */
@@ -273,6 +278,7 @@ function settlementConfig(env: Env): SettlementConfig {
     retryBaseMs,
     retryMaxMs: Math.max(retryBaseMs, int(env, 'PAYOUT_RETRY_MAX_MS', 3_600_000, 1, 7 * 86_400_000)),
     pollMs: int(env, 'PAYOUT_POLL_MS', 5_000, 1, 3_600_000),
+    leaseMs: int(env, 'PAYOUT_LEASE_MS', 300_000, 100, 3_600_000),
   };
 }
 

@@ -27,10 +27,6 @@ export interface SettlementDeps extends PayoutWorkerDeps {
 /** Sellers per claim transaction (one set-based statement each). */
 const SELLER_BATCH = 1000;
 const PAYOUT_BATCH = 200;
-/** A payout is ours this long once leased: signing, broadcasting and a lookup fit well within it. */
-const PAYOUT_LEASE_MS = 5 * 60_000;
-/** A settlement run renews this lease at every batch; a runner silent for longer is presumed dead. */
-const RUN_LEASE_MS = 5 * 60_000;
 
 /** 00:00 UTC of the clock's day: rows created before it are settled by that day's run. */
 export function settlementCutoff(now: Date): { day: string; cutoff: Date } {
@@ -55,7 +51,7 @@ export async function workDuePayouts(deps: PayoutWorkerDeps, stopping: AbortSign
   // The database's clock at full precision, like the probe jobs.
   const [{ t }] = await em.execute<{ t: string }[]>('select clock_timestamp()::text as t');
   while (!stopping.aborted) {
-    const leased = await leaseDuePayouts(em, { dueBy: t, limit: PAYOUT_BATCH, leaseMs: PAYOUT_LEASE_MS });
+    const leased = await leaseDuePayouts(em, { dueBy: t, limit: PAYOUT_BATCH, leaseMs: deps.config.leaseMs });
     if (!leased.length) break;
     const byChain = new Map<string, PayoutRow[]>();
     for (const p of leased) byChain.set(p.chain, [...(byChain.get(p.chain) ?? []), p]);
@@ -80,7 +76,7 @@ export async function runDailySettlement(deps: SettlementDeps): Promise<boolean>
      on conflict (day) do update set lease_until = excluded.lease_until
        where settlement_run.finished_at is null and settlement_run.lease_until < now()
      returning day`,
-    [day, cutoff.toISOString(), RUN_LEASE_MS],
+    [day, cutoff.toISOString(), deps.config.leaseMs],
   );
   if (!mine.length) return false;
   const started = performance.now();
@@ -99,7 +95,7 @@ export async function runDailySettlement(deps: SettlementDeps): Promise<boolean>
         const renewed = await tx.execute<{ day: string }[]>(
           `update settlement_run set sellers = sellers + ?, total_atomic = total_atomic + ?::numeric, carried_over = carried_over + ?,
              lease_until = now() + (? * interval '1 millisecond') where day = ? and finished_at is null returning day`,
-          [claimed.created.length, total.toString(), carried, RUN_LEASE_MS, day],
+          [claimed.created.length, total.toString(), carried, deps.config.leaseMs, day],
         );
         // Lost the run (our lease ran out and another instance finished it): write nothing.
         if (!renewed.length) throw new Error(`settlement run ${day} is no longer ours`);

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { PayoutChain, PayoutSender, PayoutTxState, PreparedPayout } from '../../src/chains/payout-sender.ts';
 import type { App } from '../../src/app.ts';
 import type { TestSigner } from './sellers.ts';
-import { nowS } from './sellers.ts';
+import { evmSigner, nowS, solanaSigner } from './sellers.ts';
 
 export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url });
@@ -103,9 +103,10 @@ export function movableClock() {
   };
 }
 
-/** Passes of the scheduler until `done` (payouts wait for their chain between passes). */
-export async function settleUntil(app: App, done: () => Promise<boolean>, passes = 50): Promise<void> {
-  for (let i = 0; i < passes; i++) {
+/** Passes of the scheduler until `done` (payouts wait for their chain, or a back-off, between passes). */
+export async function settleUntil(app: App, done: () => Promise<boolean>, limitMs = 30_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (Date.now() < end) {
     await app.runScheduledJobs();
     if (await done()) return;
     await new Promise((r) => setTimeout(r, 20));
@@ -189,3 +190,17 @@ export function fakeSender(chain: PayoutChain): FakeSender {
   return s;
 }
 
+
+/** USDC of `owner` on a devnet chain, read from the chain (not from the service). */
+export async function usdcOn(chains: import('../../src/config.ts').ChainsConfig, chain: 'base' | 'polygon' | 'solana', owner: string): Promise<bigint> {
+  const { evmTokenBalance, solanaTokenBalance } = await import('../../devnet/buyer.ts');
+  if (chain === 'solana') return solanaTokenBalance({ rpcUrl: chains.solana.rpcUrl, mint: chains.solana.usdcMint, owner });
+  const c = chains[chain];
+  return evmTokenBalance({ rpcUrl: c.rpcUrl, chainId: c.chainId, token: c.usdc, owner });
+}
+
+/** A fresh receiving address on the chain's family (nobody needs its key: it only receives). */
+export async function freshAddress(chain: PayoutChain): Promise<string> {
+  if (chain === 'solana') return solanaSigner().wallet;
+  return evmSigner().wallet;
+}
