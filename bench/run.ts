@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   quote: () => import('./quote.ts'),
   'pdf-text': () => import('./pdf-text.ts'),
   proxy: () => import('./proxy.ts'),
+  settlement: () => import('./settlement.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

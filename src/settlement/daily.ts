@@ -17,7 +17,7 @@
 import type { ScheduledTask } from '../jobs/scheduler.ts';
 import { sqlOf } from '../sellers/seller-store.ts';
 import { claimPayouts, leaseDuePayouts, type PayoutRow } from './payout-store.ts';
-import { workPayout, type PayoutWorkerDeps } from './payout-worker.ts';
+import { markPaid, workPayout, type PayoutWorkerDeps } from './payout-worker.ts';
 
 export interface SettlementDeps extends PayoutWorkerDeps {
   /** The clock that decides the settlement day; tests move it to "midnight". */
@@ -57,7 +57,11 @@ export async function workDuePayouts(deps: PayoutWorkerDeps, stopping: AbortSign
     for (const p of leased) byChain.set(p.chain, [...(byChain.get(p.chain) ?? []), p]);
     await Promise.all(
       [...byChain.values()].map(async (lane) => {
-        for (const p of lane) await workPayout(deps, p).catch((err) => deps.log.error('payout job failed', { payout_id: p.id, err }));
+        const confirmed: PayoutRow[] = [];
+        for (const p of lane) {
+          if ((await workPayout(deps, p)) === 'confirmed') confirmed.push(p);
+        }
+        await markPaid(deps, confirmed);
       }),
     );
   }

@@ -97,7 +97,7 @@ export async function claimPayouts(
        returning id, seller_id, chain, amount),
      claimed as (
        update payment p set payout_claim = ins.id from ins
-        where p.seller_id = ins.seller_id and p.payout_claim is null and p.created_at < ?::timestamptz
+        where p.seller_id = any(?::int[]) and p.seller_id = ins.seller_id and p.payout_claim is null and p.created_at < ?::timestamptz
        returning p.payout_claim, p.net),
      claimed_sums as (select payout_claim as id, sum(net) as total from claimed group by payout_claim)
      select
@@ -105,7 +105,7 @@ export async function claimPayouts(
        (select json_object_agg(chain, n) from (select chain, count(*) as n from due where total < ? group by chain) c) as carried,
        (select count(*) from due where total >= ? and wallet is null)::int as no_destination,
        (select count(*) from ins i left join claimed_sums c on c.id = i.id where c.total is distinct from i.amount)::int as mismatched`,
-    [intArray(p.sellerIds), p.cutoff, p.day, p.minAtomic.toString(), p.cutoff, p.minAtomic.toString(), p.minAtomic.toString()],
+    [intArray(p.sellerIds), p.cutoff, p.day, p.minAtomic.toString(), intArray(p.sellerIds), p.cutoff, p.minAtomic.toString(), p.minAtomic.toString()],
   );
   if (r.mismatched > 0) throw new AmountMismatchError(`${r.mismatched} payout(s)`);
   return { created: (r.created ?? []).map((c) => ({ ...c, id: Number(c.id) })), carriedOver: r.carried ?? {}, noDestination: r.no_destination };
@@ -142,28 +142,28 @@ export async function recordPrepared(em: SqlEntityManager, id: number, previousT
   return rows.length === 1;
 }
 
-export async function recordBroadcast(em: SqlEntityManager, id: number, tx: string): Promise<void> {
-  await em.execute(`update payout set broadcast_at = coalesce(broadcast_at, now()) where id = ? and tx = ?`, [id, tx]);
-}
-
 /**
- * The payout is confirmed on chain: in one statement, mark it 'sent' and set payout_id on all
- * its claimed rows; the marked sum must equal the amount, or the statement's transaction is
- * rolled back. Returns false when it was marked already (another worker, or a second lookup).
+ * Payouts confirmed on chain: in one statement, mark them 'sent' and set payout_id on all their
+ * claimed rows; for each, the marked sum must equal its amount, or the transaction is rolled
+ * back. Set-based (one statement for a whole batch of payouts). Returns the ids marked now
+ * (not those marked already by another worker or an earlier pass).
  */
-export async function markConfirmed(em: SqlEntityManager, id: number): Promise<boolean> {
+export async function markConfirmed(em: SqlEntityManager, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
   return em.transactional(async (tx) => {
-    const [r] = await tx.execute<{ amount: string | null; marked: string }[]>(
+    const [r] = await tx.execute<{ marked: number[] | null; mismatched: number }[]>(
       `with o as (
-         update payout set status = 'sent', confirmed_at = now(), sent_at = now(), error = null where id = ? and status <> 'sent' returning id, amount),
+         update payout set status = 'sent', confirmed_at = now(), sent_at = now(), broadcast_at = coalesce(broadcast_at, now()), error = null
+          where id = any(?::bigint[]) and status <> 'sent' returning id, amount),
        m as (
-         update payment p set payout_id = o.id from o where p.payout_claim = o.id and p.payout_id is null returning p.net)
-       select (select amount::text from o) as amount, (select coalesce(sum(net), 0)::text from m) as marked`,
-      [id],
+         update payment p set payout_id = o.id from o where p.payout_claim = o.id and p.payout_id is null returning p.payout_claim, p.net),
+       ms as (select payout_claim as id, sum(net) as total from m group by payout_claim)
+       select (select json_agg(id::int) from o) as marked,
+              (select count(*) from o left join ms on ms.id = o.id where ms.total is distinct from o.amount)::int as mismatched`,
+      [intArray(ids)],
     );
-    if (r.amount === null) return false;
-    if (r.amount !== r.marked) throw new AmountMismatchError(`payout ${id}: amount ${r.amount}, rows ${r.marked}`);
-    return true;
+    if (r.mismatched > 0) throw new AmountMismatchError(`${r.mismatched} of payouts ${ids.join(', ')}`);
+    return r.marked ?? [];
   });
 }
 
@@ -181,11 +181,14 @@ export async function recordFailure(em: SqlEntityManager, id: number, p: { error
   );
 }
 
-/** Not final yet: look again after `inMs` (a note, e.g. "unconfirmed for 40 min", stays visible). */
-export async function recordWaiting(em: SqlEntityManager, id: number, p: { inMs: number; note?: string | null; dropTx?: boolean }): Promise<void> {
+/**
+ * Not final yet: look again after `inMs` (a note, e.g. "unconfirmed for 40 min", stays visible).
+ * `broadcast`: the transaction has been broadcast (its age counts from the first time).
+ */
+export async function recordWaiting(em: SqlEntityManager, id: number, p: { inMs: number; note?: string | null; broadcast: boolean }): Promise<void> {
   await em.execute(
     `update payout set next_attempt_at = now() + (? * interval '1 millisecond'), error = coalesce(?, error)
-       ${p.dropTx ? ', tx = null, raw = null, valid_until = null, broadcast_at = null' : ''}
+       ${p.broadcast ? ', broadcast_at = coalesce(broadcast_at, now())' : ''}
      where id = ? and status <> 'sent'`,
     [p.inMs, p.note ?? null, id],
   );

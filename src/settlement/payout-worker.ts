@@ -22,7 +22,7 @@ import type { Database } from '../db/orm.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { sqlOf } from '../sellers/seller-store.ts';
-import { markConfirmed, recordBroadcast, recordFailure, recordPrepared, recordWaiting, type PayoutRow } from './payout-store.ts';
+import { markConfirmed, recordFailure, recordPrepared, recordWaiting, type PayoutRow } from './payout-store.ts';
 
 /**
  * Points of the payout path where tests pause or kill the process: intent written (claimed),
@@ -48,58 +48,98 @@ const preparedOf = (p: PayoutRow): PreparedPayout | null => (p.tx && p.raw && p.
 
 export const retryDelayMs = (cfg: SettlementConfig, attempts: number): number => Math.min(cfg.retryMaxMs, cfg.retryBaseMs * 2 ** Math.min(attempts, 30));
 
-export async function workPayout(deps: PayoutWorkerDeps, p: PayoutRow): Promise<void> {
+/** What a step left to do: the confirmed payouts are marked by the caller, a batch at a time. */
+export type StepOutcome = 'confirmed' | 'later';
+
+/** One step of one payout (see the file comment). Never throws: a failure is recorded on the payout. */
+export async function workPayout(deps: PayoutWorkerDeps, p: PayoutRow): Promise<StepOutcome> {
   const em = sqlOf(deps.orm);
   const log = deps.log.child({ payout_id: p.id, chain: p.chain });
-  const fail = async (error: string, dropTx: boolean) => {
+  const fail = async (error: string, dropTx: boolean): Promise<StepOutcome> => {
     const retryInMs = retryDelayMs(deps.config, p.attempts);
     deps.metrics.payouts.inc({ chain: p.chain, outcome: 'failed' });
     log.warn('payout attempt failed; retrying later', { error, attempts: p.attempts + 1, retry_in_ms: retryInMs });
     await recordFailure(em, p.id, { error, retryInMs, dropTx });
+    return 'later';
   };
   const sender = deps.senders[p.chain];
   if (!sender) return fail(`no payout sender is configured for ${p.chain}`, false);
   try {
-    await step(deps, em, sender, p, fail);
+    return await step(deps, em, sender, p, fail);
   } catch (e) {
     // Whatever the step was, the row still tells the truth (a recorded tx is looked up next time).
-    await fail((e as Error).message ?? String(e), false);
+    return fail((e as Error).message ?? String(e), false);
   }
 }
 
-async function step(deps: PayoutWorkerDeps, em: SqlEntityManager, sender: PayoutSender, p: PayoutRow, fail: (error: string, dropTx: boolean) => Promise<void>): Promise<void> {
-  const hook = (point: HookPoint) => deps.hooks?.at(point, { id: p.id, chain: p.chain });
-  const confirm = async () => {
-    await hook('after-confirm');
-    if (await markConfirmed(em, p.id)) {
-      deps.metrics.payouts.inc({ chain: p.chain, outcome: 'confirmed' });
-      deps.metrics.settlementPaidOut.inc({ chain: p.chain }, Number(p.amount));
-      deps.log.info('payout confirmed', { payout_id: p.id, chain: p.chain, amount: p.amount, tx: p.tx });
+/**
+ * Marks confirmed payouts and their ledger rows (one statement for the batch) and counts them.
+ * A crash before this leaves them confirmed on chain and unmarked: the next pass looks them up
+ * (confirmed) and marks them then.
+ */
+export async function markPaid(deps: PayoutWorkerDeps, confirmed: PayoutRow[]): Promise<void> {
+  const em = sqlOf(deps.orm);
+  let ids: number[];
+  try {
+    ids = await markConfirmed(em, confirmed.map((p) => p.id));
+  } catch (err) {
+    // One bad payout (an amount that no longer matches its rows) must not keep the others unmarked.
+    ids = [];
+    for (const p of confirmed) {
+      try {
+        ids.push(...(await markConfirmed(em, [p.id])));
+      } catch (e) {
+        deps.log.error('a confirmed payout could not be marked', { payout_id: p.id, err: e });
+        await recordFailure(em, p.id, { error: (e as Error).message, retryInMs: retryDelayMs(deps.config, p.attempts), dropTx: false }).catch(() => undefined);
+      }
     }
+    if (confirmed.length > 1) deps.log.warn('marking a batch of payouts failed; marked one by one', { err });
+  }
+  const marked = new Set(ids);
+  for (const p of confirmed) {
+    if (!marked.has(p.id)) continue;
+    deps.metrics.payouts.inc({ chain: p.chain, outcome: 'confirmed' });
+    deps.metrics.settlementPaidOut.inc({ chain: p.chain }, Number(p.amount));
+    deps.log.info('payout confirmed', { payout_id: p.id, chain: p.chain, amount: p.amount, tx: p.tx });
+  }
+}
+
+async function step(
+  deps: PayoutWorkerDeps,
+  em: SqlEntityManager,
+  sender: PayoutSender,
+  p: PayoutRow,
+  fail: (error: string, dropTx: boolean) => Promise<StepOutcome>,
+): Promise<StepOutcome> {
+  const hook = async (point: HookPoint) => deps.hooks?.at(point, { id: p.id, chain: p.chain });
+  const confirmed = async (): Promise<StepOutcome> => {
+    await hook('after-confirm');
+    return 'confirmed';
   };
-  const wait = (inMs: number, note: string | null = null) => recordWaiting(em, p.id, { inMs, note });
+  const wait = async (note: string | null, broadcast: boolean): Promise<StepOutcome> => {
+    await recordWaiting(em, p.id, { inMs: deps.config.pollMs, note, broadcast });
+    return 'later';
+  };
   const late = () =>
     p.broadcast_age_s !== null && p.broadcast_age_s > deps.config.confirmTimeoutSeconds ? `transaction ${p.tx} unconfirmed for ${p.broadcast_age_s} s` : null;
   // After a broadcast: most chains answer at once; otherwise the next pass looks again.
-  const settleAfterBroadcast = async (prepared: PreparedPayout) => {
+  const afterBroadcast = async (prepared: PreparedPayout): Promise<StepOutcome> => {
     const state = await sender.lookup(prepared);
-    p.tx = prepared.tx;
-    if (state === 'confirmed') return confirm();
+    if (state === 'confirmed') return confirmed();
     if (state === 'failed') return fail(`transaction ${prepared.tx} failed on chain`, true);
     if (state === 'expired') return fail(`transaction ${prepared.tx} expired before landing`, true);
-    return wait(deps.config.pollMs);
+    return wait(null, true);
   };
 
   let prepared = preparedOf(p);
   if (prepared) {
     const state = await sender.lookup(prepared);
-    if (state === 'confirmed') return confirm();
-    if (state === 'pending') return wait(deps.config.pollMs, late());
+    if (state === 'confirmed') return confirmed();
+    if (state === 'pending') return wait(late(), true);
     if (state === 'failed') return fail(`transaction ${prepared.tx} failed on chain`, true);
     if (state === 'not_found') {
       await sender.broadcast(prepared);
-      await recordBroadcast(em, p.id, prepared.tx);
-      return settleAfterBroadcast(prepared);
+      return afterBroadcast(prepared);
     }
     // expired: it can never land; a new one is signed below (compare-and-set on the old id).
   } else {
@@ -108,11 +148,11 @@ async function step(deps: PayoutWorkerDeps, em: SqlEntityManager, sender: Payout
   const previousTx = p.tx;
   prepared = await sender.prepare(p.wallet, BigInt(p.amount));
   // Another worker recorded a transaction meanwhile (our lease ran out): ours is dropped unsent.
-  if (!(await recordPrepared(em, p.id, previousTx, prepared))) return;
+  if (!(await recordPrepared(em, p.id, previousTx, prepared))) return 'later';
+  p.tx = prepared.tx;
   await hook('before-send');
   await sender.broadcast(prepared);
-  await recordBroadcast(em, p.id, prepared.tx);
   deps.metrics.payouts.inc({ chain: p.chain, outcome: 'sent' });
   await hook('after-send');
-  return settleAfterBroadcast(prepared);
+  return afterBroadcast(prepared);
 }
