@@ -4,6 +4,11 @@
  * process) with a USDC mint at the mainnet mint address. Writes `<dataDir>/devnet.json` in
  * the shape DESIGN.md section 4 fixes (what buyers and outside checks read) and the signer
  * secrets to `<dataDir>/devnet-signers.json` (what the service needs; kept out of devnet.json).
+ *
+ * The payout-only chains (Arbitrum 42161, Optimism 10, Avalanche 43114) are hardhat nodes too,
+ * set up the same way, but started on first use (ensureChain): only sellers paid there need
+ * them, and three more nodes would slow every `npm start` and test start. devnet.json lists
+ * them under `payoutChains` once started.
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,7 +19,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { Address } from 'viem';
 import type { ChainsConfig, SignerConfig } from '../src/config.ts';
 import type { Logger } from '../src/log.ts';
-import { CHAIN_IDS, USDC_ADDRESSES, USDC_DECIMALS } from '../src/chains/usdc-addresses.ts';
+import { CHAIN_IDS, PAYOUT_ONLY_CHAINS, PAYOUT_ONLY_USDC_ADDRESSES, USDC_ADDRESSES, USDC_DECIMALS, type PayoutOnlyChain } from '../src/chains/usdc-addresses.ts';
+import { createSerialQueue } from '../src/chains/serial-queue.ts';
 import { readTestUsdcArtifact } from './contracts/compile-test-usdc.ts';
 import { devnetKeys } from './devnet-keys.ts';
 import { acquireDirLock } from '../src/lib/dir-lock.ts';
@@ -33,12 +39,21 @@ export interface DevnetInfo {
     solana: { rpcUrl: string; usdcMint: string; payTo: string; feePayer: string };
   };
   accounts: { evmPrivateKey: string; solanaSecretKey: string }[];
+  /** The payout-only chains started so far (an addition to DESIGN's shape; absent until one starts). */
+  payoutChains?: Partial<Record<PayoutOnlyChain, DevnetPayoutChain>>;
+}
+
+/** A started payout-only chain: the treasury (and the buyer accounts) hold gas and USDC there. */
+export interface DevnetPayoutChain {
+  rpcUrl: string;
+  chainId: number;
+  usdc: string;
 }
 
 /** Devnet-only facts for tests and tools; in the handle and devnet-signers.json, never in devnet.json. */
 export interface DevnetExtras {
   /** A second token per chain (same contract / same decimals, another address): a wrong asset. */
-  fakeUsdc: { base: string; polygon: string; solana: string };
+  fakeUsdc: { base: string; polygon: string; solana: string } & Partial<Record<PayoutOnlyChain, string>>;
   /** masterMinter of both EVM test USDC contracts. */
   evmMinterKey: string;
   /** Mint authority of both SPL mints (base58 secret key). */
@@ -56,8 +71,13 @@ export interface DevnetHandle {
   extras: DevnetExtras;
   /** Paths of the files written. */
   files: { devnetJson: string; signersJson: string };
-  /** Child process ids (the hardhat nodes). */
-  pids: { base: number; polygon: number };
+  /** Child process ids (the hardhat nodes; a payout-only chain's once started). */
+  pids: { base: number; polygon: number } & Partial<Record<PayoutOnlyChain, number>>;
+  /**
+   * Starts a payout-only chain's node once (concurrent callers share the start; a failed start
+   * is tried again by the next call) and answers its endpoint. chains.payoutChains calls it.
+   */
+  ensureChain(name: PayoutOnlyChain): Promise<DevnetPayoutChain>;
   /** Moves the Solana chain `slots` slots ahead at once (tests: a blockhash expires after 150). */
   advanceSolanaSlots(slots: number): void;
   stop(): Promise<void>;
@@ -69,7 +89,7 @@ export interface StartDevnetOptions {
   /** The service URL written into devnet.json (default http://127.0.0.1:4020). */
   baseUrl?: string;
   /** Fixed ports; 0 or absent picks free ones. Solana also uses port + 1 for WebSocket. */
-  ports?: { base?: number; polygon?: number; solana?: number };
+  ports?: { base?: number; polygon?: number; solana?: number } & Partial<Record<PayoutOnlyChain, number>>;
   /** Number of funded buyer accounts (default 5). */
   buyers?: number;
   /** Solana slot interval without traffic (default 400 ms). */
@@ -103,13 +123,18 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<DevnetHandl
   const nodes: HardhatNode[] = [];
   let ledger: SvmLedger | null = null;
   let solanaServer: SolanaRpcServer | null = null;
+  const lazyStarts = new Map<PayoutOnlyChain, Promise<DevnetPayoutChain>>();
+  let stopped = false;
   // Children must not outlive this process, even when it exits without calling stop().
   const killOnExit = () => nodes.forEach((n) => n.killNow());
   process.once('exit', killOnExit);
 
   const teardown = async () => {
+    stopped = true;
     process.off('exit', killOnExit);
     try {
+      // A payout-only chain still starting would come up after its node was missed here.
+      await Promise.allSettled(lazyStarts.values());
       await Promise.all([...nodes.map((n) => n.stop()), solanaServer?.close()]);
       ledger?.close();
     } finally {
@@ -118,23 +143,31 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<DevnetHandl
   };
 
   try {
-    const startNode = async (name: 'base' | 'polygon') => {
+    const startNode = async (name: 'base' | 'polygon' | PayoutOnlyChain) => {
       const node = await startHardhatNode({ chainId: CHAIN_IDS[name], name, workDir: join(opts.dataDir, 'hardhat', name), log, port: opts.ports?.[name] });
       nodes.push(node);
-      const { fakeUsdc } = await setupEvmChain({
-        rpcUrl: node.rpcUrl,
-        chainId: CHAIN_IDS[name],
-        name,
-        usdc: USDC_ADDRESSES[name] as Address,
-        artifact,
-        minterKey: keys.evmMinterKey,
-        gasFor: [...evmBuyers, evmRelayer, evmTreasury],
-        usdcFor: [...evmBuyers, evmTreasury],
-        nativeEach: NATIVE_EACH,
-        usdcEach: USDC_EACH,
-        log,
-      });
-      return { node, fakeUsdc };
+      const usdc = (name === 'base' || name === 'polygon' ? USDC_ADDRESSES[name] : PAYOUT_ONLY_USDC_ADDRESSES[name]) as Address;
+      try {
+        const { fakeUsdc } = await setupEvmChain({
+          rpcUrl: node.rpcUrl,
+          chainId: CHAIN_IDS[name],
+          name,
+          usdc,
+          artifact,
+          minterKey: keys.evmMinterKey,
+          gasFor: [...evmBuyers, evmRelayer, evmTreasury],
+          usdcFor: [...evmBuyers, evmTreasury],
+          nativeEach: NATIVE_EACH,
+          usdcEach: USDC_EACH,
+          log,
+        });
+        return { node, fakeUsdc, usdc };
+      } catch (e) {
+        // Not left running: a lazily started chain is started afresh by the next ensureChain.
+        nodes.splice(nodes.indexOf(node), 1);
+        await node.stop();
+        throw e;
+      }
     };
 
     const startSolana = async () => {
@@ -184,11 +217,44 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<DevnetHandl
       solanaFeePayerKey: bs58.encode(keys.solanaFeePayer.secretKey),
       solanaTreasuryKey: bs58.encode(keys.solanaTreasury.secretKey),
     };
+    const pids: DevnetHandle['pids'] = { base: base.node.pid, polygon: polygon.node.pid };
+    const files = { devnetJson: join(opts.dataDir, 'devnet.json'), signersJson: join(opts.dataDir, 'devnet-signers.json') };
+    // One writer at a time: both files are rewritten whenever a payout-only chain starts.
+    const writes = createSerialQueue();
+    const writeFiles = () =>
+      writes(async () => {
+        await writeJsonAtomic(files.devnetJson, info);
+        await writeJsonAtomic(files.signersJson, { signers, extras }, 0o600);
+      });
+
+    const ensureChain = (name: PayoutOnlyChain): Promise<DevnetPayoutChain> => {
+      if (stopped) return Promise.reject(new Error(`the devnet is stopped; ${name} was not started`));
+      let started = lazyStarts.get(name);
+      if (!started) {
+        const t0 = performance.now();
+        started = startNode(name).then(async ({ node, fakeUsdc, usdc }) => {
+          const chain: DevnetPayoutChain = { rpcUrl: node.rpcUrl, chainId: CHAIN_IDS[name], usdc };
+          info.payoutChains = { ...info.payoutChains, [name]: chain };
+          extras.fakeUsdc[name] = fakeUsdc;
+          pids[name] = node.pid;
+          await writeFiles();
+          log.info('devnet payout chain started', { chain: name, chainId: chain.chainId, rpcUrl: chain.rpcUrl, ms: Math.round(performance.now() - t0) });
+          return chain;
+        });
+        started.catch(() => lazyStarts.delete(name));
+        lazyStarts.set(name, started);
+      }
+      return started;
+    };
+
     const chains: ChainsConfig = {
       base: { ...info.chains.base },
       polygon: { ...info.chains.polygon },
       solana: { rpcUrl: info.chains.solana.rpcUrl, usdcMint: info.chains.solana.usdcMint, payTo: info.chains.solana.payTo },
       signers,
+      payoutChains: Object.fromEntries(
+        PAYOUT_ONLY_CHAINS.map((name) => [name, { chainId: CHAIN_IDS[name], usdc: PAYOUT_ONLY_USDC_ADDRESSES[name], rpcUrl: async () => (await ensureChain(name)).rpcUrl }]),
+      ),
     };
     const extras: DevnetExtras = {
       fakeUsdc: { base: base.fakeUsdc, polygon: polygon.fakeUsdc, solana: keys.solanaFakeMint.publicKey.toBase58() },
@@ -204,9 +270,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<DevnetHandl
       },
     };
 
-    const files = { devnetJson: join(opts.dataDir, 'devnet.json'), signersJson: join(opts.dataDir, 'devnet-signers.json') };
-    await writeJsonAtomic(files.devnetJson, info);
-    await writeJsonAtomic(files.signersJson, { signers, extras }, 0o600);
+    await writeFiles();
     log.info('devnet ready', {
       ms: Math.round(performance.now() - started),
       devnetJson: files.devnetJson,
@@ -222,7 +286,8 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<DevnetHandl
       chains,
       extras,
       files,
-      pids: { base: base.node.pid, polygon: polygon.node.pid },
+      pids,
+      ensureChain,
       advanceSolanaSlots(slots: number) {
         for (let i = 0; i < slots; i++) ledger?.advanceSlot();
       },

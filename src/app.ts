@@ -28,6 +28,7 @@ import type { OperationId } from './generated/operation-ids.ts';
 import { createToolPool } from './tools/tool-pool.ts';
 import { preloadPdfParser } from './tools/pdf/open-pdf.ts';
 import { createChainAdapters } from './chains/create-chain-adapters.ts';
+import { configuredPayoutChains, warmPayoutChain } from './chains/create-payout-senders.ts';
 import { createQuoteStore } from './payments/quote-store.ts';
 import { createReceiptGate } from './payments/receipt-gate.ts';
 import { quoteForUnit, type PaidCallDeps } from './payments/paid-call.ts';
@@ -144,7 +145,16 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
       metrics,
     }),
   };
-  Object.assign(implemented, createSellerHandlers({ ...lifecycle, serviceName: config.serviceName, kickProbes: scheduler.kick }));
+  Object.assign(
+    implemented,
+    createSellerHandlers({
+      ...lifecycle,
+      serviceName: config.serviceName,
+      kickProbes: scheduler.kick,
+      payoutChains: configuredPayoutChains(config.chains),
+      onPayoutChain: (chain) => warmPayoutChain(config.chains, chain, log),
+    }),
+  );
   Object.assign(
     implemented,
     createSettlementHandlers({

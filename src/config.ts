@@ -3,6 +3,9 @@
  * tests pass their own objects. A bad value throws ConfigError naming the variable, and
  * main prints that one line and exits.
  */
+import { CHAIN_IDS, PAYOUT_ONLY_CHAINS, PAYOUT_ONLY_USDC_ADDRESSES, type PayoutOnlyChain } from './chains/usdc-addresses.ts';
+
+export type { PayoutOnlyChain };
 export type Profile = 'devnet' | 'production';
 
 export interface EvmChainConfig {
@@ -23,10 +26,6 @@ export interface SignerConfig {
   solanaFeePayerKey: string;
   solanaTreasuryKey: string;
 }
-/** EVM chains sellers can be paid on that take no payments here (payouts only). */
-export const PAYOUT_ONLY_CHAINS = ['arbitrum', 'optimism', 'avalanche'] as const;
-export type PayoutOnlyChain = (typeof PAYOUT_ONLY_CHAINS)[number];
-
 export interface PayoutChainConfig {
   chainId: number;
   usdc: string;
@@ -223,9 +222,35 @@ function productionChains(env: Env): ChainsConfig {
     usdc: required(env, `${prefix}_USDC`, EVM_ADDRESS, '0x + 40 hex'),
     payTo: required(env, `${prefix}_PAY_TO`, EVM_ADDRESS, '0x + 40 hex'),
   });
+  /**
+   * A payout-only chain is configured by its RPC URL alone: USDC defaults to the native USDC
+   * address, the treasury to EVM_TREASURY_KEY (one address on every EVM chain, simplest to fund
+   * and watch) unless <CHAIN>_TREASURY_KEY gives it its own.
+   */
+  const payoutOnly = (chain: PayoutOnlyChain): PayoutChainConfig | undefined => {
+    const prefix = chain.toUpperCase();
+    const rpcUrl = url(env, `${prefix}_RPC_URL`, null, ['http:', 'https:']);
+    if (!rpcUrl) {
+      for (const name of [`${prefix}_USDC`, `${prefix}_TREASURY_KEY`]) {
+        if (env[name]) throw new ConfigError(name, `is set but ${prefix}_RPC_URL is not (${chain} payouts need its RPC URL)`);
+      }
+      return undefined;
+    }
+    return {
+      chainId: CHAIN_IDS[chain],
+      usdc: env[`${prefix}_USDC`] ? required(env, `${prefix}_USDC`, EVM_ADDRESS, '0x + 40 hex') : PAYOUT_ONLY_USDC_ADDRESSES[chain],
+      rpcUrl,
+      ...(env[`${prefix}_TREASURY_KEY`] ? { treasuryKey: required(env, `${prefix}_TREASURY_KEY`, EVM_KEY, '0x + 64 hex private key') } : {}),
+    };
+  };
+  const payoutChains: Partial<Record<PayoutOnlyChain, PayoutChainConfig>> = {};
+  for (const chain of PAYOUT_ONLY_CHAINS) {
+    const c = payoutOnly(chain);
+    if (c) payoutChains[chain] = c;
+  }
   return {
-    base: evm('BASE', 8453),
-    polygon: evm('POLYGON', 137),
+    base: evm('BASE', CHAIN_IDS.base),
+    polygon: evm('POLYGON', CHAIN_IDS.polygon),
     solana: {
       rpcUrl: url(env, 'SOLANA_RPC_URL', null, ['http:', 'https:']) ?? required(env, 'SOLANA_RPC_URL', /./, 'an http(s) URL'),
       usdcMint: required(env, 'SOLANA_USDC_MINT', BASE58, 'a base58 address'),
@@ -237,6 +262,7 @@ function productionChains(env: Env): ChainsConfig {
       solanaFeePayerKey: required(env, 'SOLANA_FEE_PAYER_KEY', BASE58, 'a base58 secret key'),
       solanaTreasuryKey: required(env, 'SOLANA_TREASURY_KEY', BASE58, 'a base58 secret key'),
     },
+    payoutChains,
   };
 }
 

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChainsConfig, Config } from './config.ts';
 import type { Logger } from './log.ts';
+import type { DevnetInfo } from '../devnet/start-devnet.ts';
 
 export interface DevnetChains {
   chains: ChainsConfig | null;
@@ -25,16 +26,20 @@ export async function devnetChains(config: Config, log: Logger): Promise<DevnetC
     log.warn('no devnet found; paid endpoints answer 503 until chains are configured', { looked_for: infoFile });
     return { chains: null, stop: async () => {} };
   }
-  const info = JSON.parse(readFileSync(infoFile, 'utf8'));
+  const info = JSON.parse(readFileSync(infoFile, 'utf8')) as DevnetInfo;
   const { signers } = JSON.parse(readFileSync(signersFile, 'utf8'));
   const c = info.chains;
-  log.info('using the running devnet', { devnet_json: infoFile });
+  // Another process owns that devnet: its payout-only chains that are already up are usable,
+  // the others cannot be started from here (they are not payout chains for this process).
+  const payoutChains = Object.fromEntries(Object.entries(info.payoutChains ?? {}).map(([name, p]) => [name, { rpcUrl: p.rpcUrl, chainId: p.chainId, usdc: p.usdc }]));
+  log.info('using the running devnet', { devnet_json: infoFile, payout_chains: Object.keys(payoutChains) });
   return {
     chains: {
       base: { rpcUrl: c.base.rpcUrl, chainId: c.base.chainId, usdc: c.base.usdc, payTo: c.base.payTo },
       polygon: { rpcUrl: c.polygon.rpcUrl, chainId: c.polygon.chainId, usdc: c.polygon.usdc, payTo: c.polygon.payTo },
       solana: { rpcUrl: c.solana.rpcUrl, usdcMint: c.solana.usdcMint, payTo: c.solana.payTo },
       signers,
+      payoutChains,
     },
     stop: async () => {},
   };

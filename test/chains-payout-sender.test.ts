@@ -2,19 +2,26 @@
  * PayoutSender against the devnet: a payout lands once however often it is broadcast, a
  * prepared transaction that never went out is not_found and later provably expired, and a
  * payout the treasury cannot cover is refused before signing (or, when two prepared payouts
- * together overdraw it, the later one lands failed).
+ * together overdraw it, the later one lands failed). The devnet's payout-only chains start on
+ * demand and carry payouts too.
  */
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { createPublicClient, http, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { evmTokenBalance, solanaTokenBalance } from '../devnet/buyer.ts';
 import { createEvmPayoutSender } from '../src/chains/evm-payout-sender.ts';
-import { createPayoutSenders } from '../src/chains/create-payout-senders.ts';
+import { configuredPayoutChains, createPayoutSenders, warmPayoutChain } from '../src/chains/create-payout-senders.ts';
 import type { PayoutSender, PayoutSenders } from '../src/chains/payout-sender.ts';
 import { createSolanaPayoutSender } from '../src/chains/solana-payout-sender.ts';
+import { PAYOUT_ONLY_USDC_ADDRESSES } from '../src/chains/usdc-addresses.ts';
+import { loadConfig } from '../src/config.ts';
+import { devnetChains } from '../src/devnet-profile.ts';
 import { silentLogger } from '../src/log.ts';
+import { createDependencyProbe } from '../src/metrics/dependency-probe.ts';
 import { refusal } from './helpers/chains.ts';
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts';
 
@@ -45,10 +52,13 @@ function senderFrom(chain: 'base' | 'solana', buyer: number): PayoutSender {
   return createEvmPayoutSender({ chain: 'base', ...devnet.chains.base, treasuryKey: account.evmPrivateKey, log: silentLogger });
 }
 
-test('the factory builds senders for the payment chains only when no payout-only chain is configured', () => {
-  assert.deepEqual(Object.keys(senders).sort(), ['base', 'polygon', 'solana']);
+test('the factory builds a sender per payout chain; the devnet payout-only chains are not started by it', () => {
+  assert.deepEqual(Object.keys(senders).sort(), ['arbitrum', 'avalanche', 'base', 'optimism', 'polygon', 'solana']);
   assert.equal(senders.base!.treasury, devnet.extras.addresses.evmTreasury);
+  assert.equal(senders.arbitrum!.treasury, devnet.extras.addresses.evmTreasury);
   assert.equal(senders.solana!.treasury, devnet.extras.addresses.solanaTreasury);
+  assert.equal(devnet.info.payoutChains, undefined);
+  assert.equal(devnet.pids.arbitrum, undefined);
 });
 
 for (const chain of ['base', 'polygon', 'solana'] as const) {
@@ -86,6 +96,20 @@ test('base: two prepares in one process take consecutive nonces and both land', 
   await sender.broadcast(a);
   await sender.broadcast(b);
   assert.deepEqual([await sender.lookup(a), await sender.lookup(b)], ['confirmed', 'confirmed']);
+});
+
+test('base: the nonce of a payout prepared and abandoned is handed out again once its reservation lapses', async () => {
+  const sender = createEvmPayoutSender({ chain: 'base', ...devnet.chains.base, treasuryKey: devnet.info.accounts[3].evmPrivateKey, log: silentLogger, nonceReservationMs: 200 });
+  const abandoned = await sender.prepare(freshEvm(), 1n);
+  const next = await sender.prepare(freshEvm(), 2n);
+  assert.equal(BigInt(next.validUntil), BigInt(abandoned.validUntil) + 1n);
+  await new Promise((r) => setTimeout(r, 250));
+  // Both lapsed and neither went out: the chain's next nonce is free again, no gap is left.
+  const later = await sender.prepare(freshEvm(), 3n);
+  assert.equal(later.validUntil, abandoned.validUntil);
+  await sender.broadcast(later);
+  assert.equal(await sender.lookup(later), 'confirmed');
+  assert.equal(await sender.lookup(abandoned), 'expired');
 });
 
 test('base: a payout never broadcast is not_found, then expired once another transaction took its nonce', async () => {
@@ -141,3 +165,76 @@ test('lookup refuses a prepared payout whose id does not match its bytes', async
   assert.equal(await refusal(senders.solana!.lookup({ ...s, tx: bs58.encode(new Uint8Array(64).fill(1)) })), 'invalid_payout');
 });
 
+test('devnet: a payout-only chain starts once on demand, at its chain id, with USDC at the native address and the treasury funded', async () => {
+  const [a, b] = await Promise.all([devnet.ensureChain('arbitrum'), devnet.ensureChain('arbitrum')]);
+  assert.equal(a, b);
+  assert.deepEqual(Object.keys(devnet.pids).sort(), ['arbitrum', 'base', 'polygon']);
+  const client = createPublicClient({ transport: http(a.rpcUrl) });
+  assert.equal(await client.getChainId(), 42161);
+  assert.equal(a.usdc, '0xaf88d065e77c8cC2239327C5EDb3A432268e5831');
+  assert.ok(((await client.getCode({ address: a.usdc as Address })) ?? '0x').length > 2);
+  assert.equal(await evmTokenBalance({ rpcUrl: a.rpcUrl, chainId: 42161, token: a.usdc, owner: devnet.extras.addresses.evmTreasury }), 1_000_000n * 10n ** 6n);
+  assert.ok((await client.getBalance({ address: devnet.extras.addresses.evmTreasury as Address })) > 10n ** 18n);
+  // Recorded for outside readers, the rest of devnet.json untouched.
+  const written = JSON.parse(await readFile(devnet.files.devnetJson, 'utf8'));
+  assert.deepEqual(written.payoutChains, { arbitrum: { rpcUrl: a.rpcUrl, chainId: 42161, usdc: a.usdc } });
+  assert.deepEqual(Object.keys(written.chains), ['base', 'polygon', 'solana']);
+  assert.ok(JSON.parse(await readFile(devnet.files.signersJson, 'utf8')).extras.fakeUsdc.arbitrum);
+});
+
+test('devnet: a registration naming a payout-only chain starts it in the background (warmPayoutChain)', async () => {
+  warmPayoutChain(devnet.chains, 'avalanche', silentLogger);
+  warmPayoutChain(devnet.chains, 'base', silentLogger);
+  assert.equal(devnet.pids.avalanche, undefined);
+  const started = await devnet.ensureChain('avalanche');
+  assert.ok(devnet.pids.avalanche);
+  assert.equal(started.chainId, 43114);
+});
+
+for (const [chain, chainId] of [['arbitrum', 42161], ['optimism', 10], ['avalanche', 43114]] as const) {
+  test(`${chain}: a payout through the lazily started chain arrives`, async () => {
+    const sender = senders[chain]!;
+    const to = freshEvm();
+    const p = await sender.prepare(to, 31_337n);
+    await sender.broadcast(p);
+    assert.equal(await sender.lookup(p), 'confirmed');
+    const c = devnet.info.payoutChains![chain]!;
+    assert.equal(c.chainId, chainId);
+    assert.equal(await evmTokenBalance({ rpcUrl: c.rpcUrl, chainId, token: c.usdc, owner: to }), 31_337n);
+    assert.equal(await sender.treasuryBalance(), 1_000_000n * 10n ** 6n - 31_337n);
+  });
+}
+
+test('metrics: the treasury gauge covers payout-only chains with an RPC URL, and never starts a lazy one', async () => {
+  const arbitrum = devnet.info.payoutChains!.arbitrum!;
+  const lazyStarts: string[] = [];
+  const probe = createDependencyProbe({
+    pingDatabase: async () => ({ ok: true }),
+    adapters: null,
+    chains: {
+      ...devnet.chains,
+      payoutChains: {
+        arbitrum: { chainId: arbitrum.chainId, usdc: arbitrum.usdc, rpcUrl: arbitrum.rpcUrl },
+        optimism: { chainId: 10, usdc: PAYOUT_ONLY_USDC_ADDRESSES.optimism, rpcUrl: async () => (lazyStarts.push('optimism'), 'http://127.0.0.1:9') },
+      },
+    },
+    maxAgeMs: 0,
+    timeoutMs: 5_000,
+  });
+  const { balances } = await probe();
+  const usdc = (chain: string) => balances.find((b) => b.chain === chain && b.role === 'treasury' && b.asset === 'usdc')?.value;
+  assert.equal(usdc('arbitrum'), Number(await senders.arbitrum!.treasuryBalance()) / 1e6);
+  assert.ok(balances.some((b) => b.chain === 'arbitrum' && b.asset === 'native' && b.value > 0));
+  assert.equal(usdc('optimism'), undefined);
+  assert.deepEqual(lazyStarts, []);
+  assert.ok(usdc('base')! > 0);
+});
+
+test('a service using this devnet from another process pays out on the payout-only chains started, with static URLs', async () => {
+  const config = loadConfig({ PAYCALL_START_DEVNET: '0', PAYCALL_DATA_DIR: devnet.dataDir, LOG_LEVEL: 'silent' });
+  const { chains } = await devnetChains(config, silentLogger);
+  assert.deepEqual(chains?.payoutChains, devnet.info.payoutChains);
+  assert.deepEqual(configuredPayoutChains(chains), ['base', 'polygon', 'arbitrum', 'optimism', 'avalanche', 'solana']);
+  const p = await createPayoutSenders(chains!, silentLogger).optimism!.prepare(freshEvm(), 1n);
+  assert.equal(await senders.optimism!.lookup(p), 'not_found');
+});

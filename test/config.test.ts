@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { loadConfig, ConfigError } from '../src/config.ts';
+import { configuredPayoutChains } from '../src/chains/create-payout-senders.ts';
 
 const refuses = (env: Record<string, string>, variable: string, pattern: RegExp) => {
   assert.throws(
@@ -39,20 +40,40 @@ test('production requires a database and every chain setting', () => {
   refuses({ PAYCALL_PROFILE: 'production', DATABASE_URL: 'postgres://h/db', BASE_RPC_URL: 'https://rpc', BASE_USDC: '0x12' }, 'BASE_USDC', /40 hex/);
 });
 
-test('production accepts a complete configuration', () => {
+const productionEnv = (() => {
   const evm = '0x' + 'a'.repeat(40);
   const key = '0x' + '1'.repeat(64);
   const b58 = 'EPjFWdd5AufqSSqeM2qFJxbYHD4E8Hj4FQ2cY4wZ4yz1';
-  const c = loadConfig({
+  return {
     PAYCALL_PROFILE: 'production', DATABASE_URL: 'postgres://h/db',
     BASE_RPC_URL: 'https://base', BASE_USDC: evm, BASE_PAY_TO: evm,
     POLYGON_RPC_URL: 'https://polygon', POLYGON_USDC: evm, POLYGON_PAY_TO: evm,
     SOLANA_RPC_URL: 'https://solana', SOLANA_USDC_MINT: b58, SOLANA_PAY_TO: b58,
     EVM_RELAYER_KEY: key, EVM_TREASURY_KEY: key, SOLANA_FEE_PAYER_KEY: b58, SOLANA_TREASURY_KEY: b58,
     FORWARD_SIGNING_KEY: Buffer.alloc(32, 9).toString('base64'),
-  });
+  };
+})();
+
+test('production accepts a complete configuration', () => {
+  const c = loadConfig(productionEnv);
   assert.equal(c.chains?.base.chainId, 8453);
   assert.equal(c.chains?.polygon.chainId, 137);
+  // Payout-only chains are optional: none configured, none payable.
+  assert.deepEqual(c.chains?.payoutChains, {});
+  assert.deepEqual(configuredPayoutChains(c.chains), ['base', 'polygon', 'solana']);
+});
+
+test('production payout-only chains: an RPC URL each, native USDC and the EVM treasury by default', () => {
+  const own = '0x' + '2'.repeat(64);
+  const c = loadConfig({ ...productionEnv, ARBITRUM_RPC_URL: 'https://arb', AVALANCHE_RPC_URL: 'https://avax', AVALANCHE_USDC: '0x' + 'b'.repeat(40), AVALANCHE_TREASURY_KEY: own });
+  assert.deepEqual(c.chains?.payoutChains, {
+    arbitrum: { chainId: 42161, usdc: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', rpcUrl: 'https://arb' },
+    avalanche: { chainId: 43114, usdc: '0x' + 'b'.repeat(40), rpcUrl: 'https://avax', treasuryKey: own },
+  });
+  assert.deepEqual(configuredPayoutChains(c.chains), ['base', 'polygon', 'arbitrum', 'avalanche', 'solana']);
+  refuses({ ...productionEnv, OPTIMISM_USDC: '0x' + 'b'.repeat(40) }, 'OPTIMISM_USDC', /OPTIMISM_RPC_URL is not/);
+  refuses({ ...productionEnv, OPTIMISM_RPC_URL: 'ftp://op' }, 'OPTIMISM_RPC_URL', /http/);
+  refuses({ ...productionEnv, ARBITRUM_RPC_URL: 'https://arb', ARBITRUM_TREASURY_KEY: '0x12' }, 'ARBITRUM_TREASURY_KEY', /64 hex/);
 });
 
 test('the process stops with one line naming the variable', () => {

@@ -9,13 +9,40 @@ import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { call, evmSigner, nowS, solanaSigner, type TestSigner } from './helpers/sellers.ts';
 import { verifyWalletSignature } from '../src/http/wallet-signature.ts';
+import bs58 from 'bs58';
+import { privateKeyToAccount } from 'viem/accounts';
+import { devnetKeys } from '../devnet/devnet-keys.ts';
+import { PAYOUT_ONLY_USDC_ADDRESSES, USDC_ADDRESSES } from '../src/chains/usdc-addresses.ts';
+import type { ChainsConfig } from '../src/config.ts';
 
 let db: TestDatabase;
 let t: TestApp;
 
+/**
+ * Chains that nothing here calls (registration is free), with arbitrum as the one payout-only
+ * chain this deployment pays on: payout_chain arbitrum is accepted, optimism refused.
+ */
+function chainsPayingOnArbitrum(): ChainsConfig {
+  const keys = devnetKeys(0);
+  const treasury = privateKeyToAccount(keys.evmTreasuryKey).address;
+  const dead = 'http://127.0.0.1:9';
+  return {
+    base: { rpcUrl: dead, chainId: 8453, usdc: USDC_ADDRESSES.base, payTo: treasury },
+    polygon: { rpcUrl: dead, chainId: 137, usdc: USDC_ADDRESSES.polygon, payTo: treasury },
+    solana: { rpcUrl: dead, usdcMint: USDC_ADDRESSES.solana, payTo: keys.solanaTreasury.publicKey.toBase58() },
+    signers: {
+      evmRelayerKey: keys.evmRelayerKey,
+      evmTreasuryKey: keys.evmTreasuryKey,
+      solanaFeePayerKey: bs58.encode(keys.solanaFeePayer.secretKey),
+      solanaTreasuryKey: bs58.encode(keys.solanaTreasury.secretKey),
+    },
+    payoutChains: { arbitrum: { rpcUrl: dead, chainId: 42161, usdc: PAYOUT_ONLY_USDC_ADDRESSES.arbitrum } },
+  };
+}
+
 before(async () => {
   db = await createTestDatabase('sellers_register');
-  t = await startTestApp(testConfig({ DATABASE_URL: db.url, SCHEDULER_TICK_MS: '0' }));
+  t = await startTestApp({ ...testConfig({ DATABASE_URL: db.url, SCHEDULER_TICK_MS: '0' }), chains: chainsPayingOnArbitrum() });
 });
 after(async () => {
   await t?.close();
@@ -114,6 +141,20 @@ describe('POST /v1/_seller/register', () => {
     const ok = await call(t.baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body: { ...base, payout_chain: 'arbitrum' } });
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
     assert.equal(ok.body.payout_chain, 'arbitrum');
+  });
+
+  test('shape A: a payout_chain this deployment does not pay out on is invalid_input', async () => {
+    const evm = evmSigner();
+    const ts = nowS();
+    const sig = await evm.sign('register', 'no-optimism', ts);
+    const body = { primary_wallet: evm.wallet, wallets: { base: evm.wallet, optimism: evm.wallet }, signatures: { base: sig, optimism: sig }, slug: 'no-optimism', ts, payout_chain: 'optimism' };
+    const a = await call(t.baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body });
+    assert.equal(a.status, 400);
+    assert.equal(a.body.error, 'invalid_input');
+    assert.deepEqual(a.body.issues, [{ path: 'body.payout_chain', message: 'is optimism, which this service does not pay out on (payout chains here: base, polygon, arbitrum, solana)' }]);
+    // Nothing was registered: the same wallet may still register, paid on base.
+    const ok = await call(t.baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body: { ...body, payout_chain: 'base' } });
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
   });
 
   test('shape A: one wallet signed by another key is 401 invalid_signature', async () => {

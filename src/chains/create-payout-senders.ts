@@ -27,6 +27,15 @@ export function configuredPayoutChains(chains: ChainsConfig | null): PayoutChain
 }
 
 /**
+ * Brings up, in the background, a payout chain whose endpoint starts on first use (the
+ * devnet's), so the first payout on it does not wait for a node to start. No-op otherwise.
+ */
+export function warmPayoutChain(chains: ChainsConfig | null, chain: PayoutChain, log: Logger): void {
+  const rpcUrl = chain === 'base' || chain === 'polygon' || chain === 'solana' ? undefined : chains?.payoutChains?.[chain]?.rpcUrl;
+  if (typeof rpcUrl === 'function') rpcUrl().catch((e: unknown) => log.warn('starting a payout chain failed; its first payout tries again', { chain, err: e }));
+}
+
+/**
  * A sender whose chain is resolved on first use; concurrent first calls share one resolution,
  * and a failed one is tried again by the next call.
  */

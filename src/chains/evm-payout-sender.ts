@@ -42,6 +42,11 @@ export interface EvmPayoutSenderOptions {
   log: Logger;
   /** Blocks, the transaction's own included, before lookup says confirmed (default 1). */
   confirmations?: number;
+  /**
+   * How long a nonce taken by a prepared, not yet broadcast payout stays reserved in this
+   * process (default 2 min). Past it the nonce is handed out again (see the note at `reserved`).
+   */
+  nonceReservationMs?: number;
   /** Timeout of one RPC call (default 10 s). */
   rpcTimeoutMs?: number;
 }
@@ -65,10 +70,21 @@ export function createEvmPayoutSender(opts: EvmPayoutSenderOptions): PayoutSende
   const usdc = getAddress(opts.usdc);
   const confirmations = Math.max(1, opts.confirmations ?? 1);
   // Two prepares in one process must not pick the same nonce: the chain's pending nonce does
-  // not count a transaction that is signed but not yet broadcast, so the next free nonce is
-  // also tracked here, and prepares run one at a time.
+  // not count a transaction that is signed but not yet broadcast, so the nonces handed out are
+  // also reserved here, and prepares run one at a time. A reservation lapses: a payout
+  // prepared and then abandoned (never recorded, never broadcast) would otherwise leave a gap
+  // that holds every later payout back for good. Reusing a nonce is safe by construction: of
+  // two transactions with one nonce at most one lands, the other ends 'expired'.
   const queue = createSerialQueue();
-  let nextNonce = 0;
+  const reservationMs = opts.nonceReservationMs ?? 120_000;
+  const reserved = new Map<number, number>(); // nonce -> reserved until (ms)
+  const freeNonce = (pending: number): number => {
+    const now = Date.now();
+    for (const [n, until] of reserved) if (n < pending || until <= now) reserved.delete(n);
+    let nonce = pending;
+    while (reserved.has(nonce)) nonce++;
+    return nonce;
+  };
 
   const balance = () => client.readContract({ address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [treasury.address], blockTag: 'latest' });
 
@@ -141,7 +157,8 @@ export function createEvmPayoutSender(opts: EvmPayoutSenderOptions): PayoutSende
           client.getBlock({ blockTag: 'latest' }),
           client.estimateMaxPriorityFeePerGas(),
         ]);
-        const nonce = Math.max(pendingNonce, nextNonce);
+        const nonce = freeNonce(pendingNonce);
+        const gasLimit = (gas * GAS_HEADROOM_PERCENT) / 100n;
         // Twice the current base fee: the transaction stays includable while the base fee rises
         // for a while, e.g. when it is broadcast again after a restart.
         const baseFee = block.baseFeePerGas ?? 0n;
@@ -151,11 +168,12 @@ export function createEvmPayoutSender(opts: EvmPayoutSenderOptions): PayoutSende
           to: usdc,
           data,
           nonce,
-          gas: ((gas * GAS_HEADROOM_PERCENT) / 100n > MIN_GAS ? (gas * GAS_HEADROOM_PERCENT) / 100n : MIN_GAS),
+          gas: gasLimit > MIN_GAS ? gasLimit : MIN_GAS,
           maxFeePerGas: baseFee * 2n + priority,
           maxPriorityFeePerGas: priority,
         });
-        nextNonce = nonce + 1;
+        // Reserved once signed (inside the queue): a prepare that failed holds no nonce back.
+        reserved.set(nonce, Date.now() + reservationMs);
         const tx = keccak256(serialized);
         log.info('payout prepared', { tx, to: recipient, amount, nonce });
         return { tx, raw: serialized, validUntil: String(nonce) };

@@ -292,7 +292,9 @@ export interface paths {
      *
      *     payloadHash: keccak-256 of the slug. The body is limited to 4 KB (`413 body_too_large`).
      *     When `payout_chain` is omitted it is the chain of the primary wallet (`base` for an EVM
-     *     wallet, `solana` for a Solana wallet).
+     *     wallet, `solana` for a Solana wallet). `base`, `polygon` and `solana` are always payout
+     *     chains; `arbitrum`, `optimism` and `avalanche` only where the deployment configures them
+     *     (otherwise `400 invalid_input` on `body.payout_chain`).
      */
     post: operations["registerSeller"];
     delete?: never;
@@ -3067,7 +3069,7 @@ export interface operations {
           "application/json": components["schemas"]["Seller"];
         };
       };
-      /** @description Malformed body, slug, wallet or timestamp. */
+      /** @description Malformed body, slug, wallet or timestamp, or a `payout_chain` this deployment does not pay out on. */
       400: {
         headers: {
           [name: string]: unknown;

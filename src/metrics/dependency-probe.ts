@@ -44,15 +44,19 @@ const units = (atomic: bigint, decimals: number) => Number(atomic) / 10 ** decim
 
 type Balance = DependencySnapshot['balances'][number];
 
-/** The treasuries are not behind an adapter method (payouts only send): read them here with the same RPC URLs. */
+/**
+ * The treasuries are not behind an adapter method (payouts only send): read them here with the
+ * same RPC URLs. Payout-only chains count when their endpoint is a URL; the devnet's start on
+ * first use, and a scrape must not be what starts them.
+ */
 function treasuryReaders(chains: ChainsConfig): (() => Promise<Balance[]>)[] {
   const evmTreasury = privateKeyToAccount(chains.signers.evmTreasuryKey as `0x${string}`).address;
-  const evm = (chain: 'base' | 'polygon') => {
-    const client = createPublicClient({ transport: http(chains[chain].rpcUrl, { retryCount: 0 }) });
+  const evm = (chain: string, c: { rpcUrl: string; usdc: string }, treasury: Address) => {
+    const client = createPublicClient({ transport: http(c.rpcUrl, { retryCount: 0 }) });
     return async (): Promise<Balance[]> => {
       const [native, usdc] = await Promise.all([
-        client.getBalance({ address: evmTreasury }),
-        client.readContract({ address: chains[chain].usdc as Address, abi: erc20Abi, functionName: 'balanceOf', args: [evmTreasury] }),
+        client.getBalance({ address: treasury }),
+        client.readContract({ address: c.usdc as Address, abi: erc20Abi, functionName: 'balanceOf', args: [treasury] }),
       ]);
       return [
         { chain, role: 'treasury', asset: 'native', value: units(native, 18) },
@@ -60,6 +64,12 @@ function treasuryReaders(chains: ChainsConfig): (() => Promise<Balance[]>)[] {
       ];
     };
   };
+  const payoutOnly = Object.entries(chains.payoutChains ?? {}).flatMap(([chain, c]) => {
+    const rpcUrl = c?.rpcUrl;
+    if (typeof rpcUrl !== 'string') return [];
+    const treasury = c!.treasuryKey ? privateKeyToAccount(c!.treasuryKey as `0x${string}`).address : evmTreasury;
+    return [evm(chain, { rpcUrl, usdc: c!.usdc }, treasury)];
+  });
   const solanaTreasury = Keypair.fromSecretKey(bs58.decode(chains.signers.solanaTreasuryKey)).publicKey;
   const connection = new Connection(chains.solana.rpcUrl, 'confirmed');
   const tokenAccount = getAssociatedTokenAddressSync(new PublicKey(chains.solana.usdcMint), solanaTreasury, true);
@@ -74,7 +84,7 @@ function treasuryReaders(chains: ChainsConfig): (() => Promise<Balance[]>)[] {
       { chain: 'solana', role: 'treasury', asset: 'usdc', value: units(token, 6) },
     ];
   };
-  return [evm('base'), evm('polygon'), solana];
+  return [evm('base', chains.base, evmTreasury), evm('polygon', chains.polygon, evmTreasury), ...payoutOnly, solana];
 }
 
 export function createDependencyProbe(deps: DependencyProbeDeps): () => Promise<DependencySnapshot> {

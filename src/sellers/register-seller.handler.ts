@@ -5,13 +5,21 @@
  * keys in one transaction, so concurrent registrations cannot both win.
  */
 import { getAddress } from 'viem';
+import { PAYOUT_CHAINS, type PayoutChain } from '../chains/payout-sender.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
 import { registerPayload, walletKey, walletKind } from '../http/wallet-signature.ts';
 import { checkTimestamp, consumeSignatures, countingRefusals, signatureUseKey, verifyOrThrow, type SignatureDeps } from '../http/with-seller-signature.ts';
 import { findSellerByWallet, sellerJson, sqlOf, type SellerRow } from './seller-store.ts';
 
-const CHAIN_ORDER = ['base', 'polygon', 'arbitrum', 'optimism', 'avalanche', 'solana'] as const;
+const CHAIN_ORDER = PAYOUT_CHAINS;
+
+export interface RegisterSellerDeps extends SignatureDeps {
+  /** The chains this deployment can pay on (configuredPayoutChains): payout_chain must be one. */
+  payoutChains: readonly PayoutChain[];
+  /** Called once a registration names its payout chain (the devnet starts that chain's node then). */
+  onPayoutChain?: (chain: PayoutChain) => void;
+}
 
 interface RegisterBody {
   slug: string;
@@ -34,16 +42,18 @@ interface Registration {
   wallets: Record<string, string>;
   signed: { wallet: string; signature: string; chain: string }[];
   timestamp: number;
-  payoutChain: string;
+  payoutChain: PayoutChain;
 }
 
 const invalidInput = (path: string, message: string) => new AppError('invalid_input', 400, `${path} ${message}.`, { issues: [{ path, message }] });
 const invalidWallet = (path: string) =>
   new AppError('invalid_wallet', 400, 'The wallet is neither an EVM address (0x + 40 hex) nor a Solana address (base58 of 32 bytes).', { issues: [{ path, message: 'is not a wallet address' }] });
 
+const isOneOf = (chain: string, chains: readonly PayoutChain[]): chain is PayoutChain => (chains as readonly string[]).includes(chain);
+
 const stored = (address: string) => (walletKind(address) === 'evm' ? getAddress(address.toLowerCase()) : address);
 
-function readRegistration(b: RegisterBody): Registration {
+function readRegistration(b: RegisterBody, payoutChains: readonly PayoutChain[]): Registration {
   if (b.wallet !== undefined) {
     const kind = walletKind(b.wallet);
     if (!kind) throw invalidWallet('body.wallet');
@@ -63,6 +73,10 @@ function readRegistration(b: RegisterBody): Registration {
   if (!primaryChains.length) throw invalidInput('body.primary_wallet', 'must be one of wallets');
   const payoutChain = b.payout_chain ?? primaryChains[0];
   if (wallets[payoutChain] === undefined) throw invalidInput('body.payout_chain', `has no wallet in wallets (${Object.keys(wallets).join(', ')})`);
+  // A seller could otherwise register for payouts this deployment can never send.
+  if (!isOneOf(payoutChain, payoutChains)) {
+    throw invalidInput('body.payout_chain', `is ${payoutChain}, which this service does not pay out on (payout chains here: ${payoutChains.join(', ')})`);
+  }
   return {
     slug: b.slug,
     primary: stored(b.primary_wallet!),
@@ -79,10 +93,10 @@ const walletTaken = (wallet: string, slug: string) =>
   new AppError('wallet_already_registered', 409, `The wallet ${wallet} already owns the slug ${slug}.`, { hint: 'A wallet owns at most one slug.' });
 const slugTaken = (slug: string) => new AppError('slug_taken', 409, `The slug ${slug} belongs to another wallet.`, { hint: 'Choose another slug.' });
 
-export function registerSellerHandler(deps: SignatureDeps): Handler {
+export function registerSellerHandler(deps: RegisterSellerDeps): Handler {
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
   return async (ctx) => {
-    const reg = readRegistration(ctx.body as RegisterBody);
+    const reg = readRegistration(ctx.body as RegisterBody, deps.payoutChains);
     const payload = registerPayload(reg.slug);
     const release = await countingRefusals(deps.onRefusal, async () => {
       checkTimestamp(reg.timestamp, now());
@@ -121,6 +135,7 @@ export function registerSellerHandler(deps: SignatureDeps): Handler {
       }).catch(async (e) => {
         throw e === CONFLICT ? await classify() : e;
       });
+      deps.onPayoutChain?.(reg.payoutChain);
       return { status: 201, body: sellerJson(seller, reg.wallets) };
     } catch (e) {
       await release().catch(() => undefined);

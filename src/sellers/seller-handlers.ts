@@ -3,6 +3,7 @@
  * action, where it carries the signature, and whether the signature is single-use.
  */
 import type { OperationId } from '../generated/operation-ids.ts';
+import type { PayoutChain } from '../chains/payout-sender.ts';
 import type { Handler } from '../http/server.ts';
 import { AppError } from '../http/app-error.ts';
 import { createSignatureCheck } from '../http/with-seller-signature.ts';
@@ -14,6 +15,10 @@ import { findEndpoint, requireSeller, sellerJson, sellerWallets, sqlOf } from '.
 
 export interface SellerHandlerDeps extends EndpointHandlerDeps {
   serviceName: string;
+  /** The chains this deployment can pay sellers on (configuredPayoutChains). */
+  payoutChains: readonly PayoutChain[];
+  /** A registration named this payout chain (the devnet starts a lazily started chain then). */
+  onPayoutChain?: (chain: PayoutChain) => void;
   /** Unix seconds; tests of the signature window may inject it. */
   now?: () => number;
 }
@@ -24,7 +29,7 @@ export function createSellerHandlers(deps: SellerHandlerDeps): Partial<Record<Op
   const walletAsSent = (ctx: { params: Record<string, string> }) => walletPayload(ctx.params.wallet);
 
   return {
-    registerSeller: registerSellerHandler(signatureDeps),
+    registerSeller: registerSellerHandler({ ...signatureDeps, payoutChains: deps.payoutChains, onPayoutChain: deps.onPayoutChain }),
     addSellerEndpoint: signed({ action: 'add_endpoint', from: 'body', singleUse: true, payloadOf: (ctx) => addEndpointPayload(ctx.body as EndpointFields) }, addEndpointHandler(deps)),
     listSellerEndpoints: signed({ action: 'list_endpoints', from: 'query', singleUse: false, payloadOf: walletAsSent }, listEndpointsHandler(deps)),
     updateSellerEndpoint: signed(
