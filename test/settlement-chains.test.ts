@@ -2,7 +2,8 @@
  * Settlement on the devnet chains with the real payout senders: at "midnight" each seller's net
  * earnings arrive in its wallet as USDC on its payout chain (read back from the chain), the
  * money identities hold at every step (payouts in flight included), a seller below the minimum
- * is carried over, a requested payout goes the same way, and a payout the treasury cannot cover
+ * is carried over, a requested payout goes the same way, the payout-only chains (arbitrum, optimism,
+ * avalanche: devnet nodes started on first use) pay too, and a payout the treasury cannot cover
  * fails, is retried with back-off and does not hold the others.
  */
 import { test, before, after } from 'node:test';
@@ -129,4 +130,23 @@ test('a payout the treasury cannot cover fails with back-off, the others are pai
   const b = await balances(c, big);
   assertIdentities(b, assert, 'funded');
   assert.equal(await usdcOn(devnet.chains, 'base', bigWallet), b.earned);
+});
+
+test('the payout-only chains: arbitrum, optimism and avalanche sellers are paid in USDC there', { timeout: 240_000 }, async () => {
+  const sellers = [];
+  for (const chain of ['arbitrum', 'optimism', 'avalanche'] as const) {
+    const wallet = await freshAddress(chain);
+    // Shape A lists the wallet for the payout chain itself.
+    const id = await insertSeller(c, { wallet, chain });
+    await insertEarnings(c, id, [2_000_000n, 1n]);
+    sellers.push({ id, wallet, chain });
+  }
+  clock.toNextMidnight();
+  await settleUntil(t.app, allFinal, 180_000);
+  for (const s of sellers) {
+    const b = await balances(c, s.id);
+    assertIdentities(b, assert, s.chain);
+    assert.equal(b.withdrawable, 0n);
+    assert.equal(await usdcOn(devnet.chains, s.chain, s.wallet), b.earned, `${s.chain}: the net earnings arrived`);
+  }
 });

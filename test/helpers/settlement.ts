@@ -192,11 +192,13 @@ export function fakeSender(chain: PayoutChain): FakeSender {
 
 
 /** USDC of `owner` on a devnet chain, read from the chain (not from the service). */
-export async function usdcOn(chains: import('../../src/config.ts').ChainsConfig, chain: 'base' | 'polygon' | 'solana', owner: string): Promise<bigint> {
+export async function usdcOn(chains: import('../../src/config.ts').ChainsConfig, chain: PayoutChain, owner: string): Promise<bigint> {
   const { evmTokenBalance, solanaTokenBalance } = await import('../../devnet/buyer.ts');
   if (chain === 'solana') return solanaTokenBalance({ rpcUrl: chains.solana.rpcUrl, mint: chains.solana.usdcMint, owner });
-  const c = chains[chain];
-  return evmTokenBalance({ rpcUrl: c.rpcUrl, chainId: c.chainId, token: c.usdc, owner });
+  const c = chain === 'base' || chain === 'polygon' ? chains[chain] : chains.payoutChains?.[chain];
+  if (!c) throw new Error(`no devnet chain ${chain}`);
+  const rpcUrl = typeof c.rpcUrl === 'string' ? c.rpcUrl : await c.rpcUrl();
+  return evmTokenBalance({ rpcUrl, chainId: c.chainId, token: c.usdc, owner });
 }
 
 /** A fresh receiving address on the chain's family (nobody needs its key: it only receives). */
