@@ -71,14 +71,30 @@ export interface Metrics {
   payoutsUnconfirmed: Gauge<'chain'>;
 }
 
-/** Scrape-time read of the settlement source; a database outage keeps the previous figures. */
-const settlementOf = async (sources: MetricSources): Promise<SettlementSnapshot | null> => {
-  try {
-    return (await sources.settlement?.()) ?? null;
-  } catch {
-    return null;
-  }
-};
+/**
+ * A gauge read from the settlement source at scrape time; a database outage (or no source)
+ * keeps the previous figures.
+ */
+const settlementGaugeOf =
+  (sources: MetricSources, registers: Registry[]) =>
+  <L extends string>(name: string, help: string, labelNames: L[], read: (s: SettlementSnapshot) => (readonly [Partial<Record<L, string>>, number])[]): Gauge<L> =>
+    new Gauge<L>({
+      name,
+      help,
+      labelNames,
+      registers,
+      async collect() {
+        let s: SettlementSnapshot | undefined;
+        try {
+          s = await sources.settlement?.();
+        } catch {
+          return;
+        }
+        if (!s) return;
+        this.reset();
+        for (const [labels, value] of read(s)) this.set(labels, value);
+      },
+    });
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -141,48 +157,16 @@ export function createMetrics(): Metrics {
 
   // Settlement state for operators (docs/settlement.md): how long payouts wait for their chain,
   // which ones are being retried, and what the last daily run paid.
-  new Gauge({
-    name: 'paycall_payouts_unconfirmed_age_seconds',
-    help: 'Age of the oldest payout transaction broadcast and not confirmed yet, by chain (0: none)',
-    labelNames: ['chain'],
-    registers,
-    async collect() {
-      const s = await settlementOf(sources);
-      if (!s) return;
-      this.reset();
-      for (const u of s.unconfirmed) this.set({ chain: u.chain }, u.oldest_s);
-    },
-  });
-  new Gauge({
-    name: 'paycall_payouts_retrying',
-    help: 'Unfinished payouts whose last attempt failed (retried with back-off), by chain',
-    labelNames: ['chain'],
-    registers,
-    async collect() {
-      const s = await settlementOf(sources);
-      if (!s) return;
-      this.reset();
-      for (const r of s.retrying) this.set({ chain: r.chain }, r.count);
-    },
-  });
-  new Gauge({
-    name: 'paycall_settlement_last_run_sellers',
-    help: 'Sellers paid by the last finished daily settlement',
-    registers,
-    async collect() {
-      const s = await settlementOf(sources);
-      if (s) this.set(s.lastRun?.sellers ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'paycall_settlement_last_run_atomic',
-    help: 'USDC (atomic units) the last finished daily settlement paid out',
-    registers,
-    async collect() {
-      const s = await settlementOf(sources);
-      if (s) this.set(Number(s.lastRun?.total_atomic ?? 0));
-    },
-  });
+  const byChain = <R extends { chain: string }>(rows: R[], value: (r: R) => number) => rows.map((r) => [{ chain: r.chain }, value(r)] as const);
+  const settlementGauge = settlementGaugeOf(sources, registers);
+  settlementGauge('paycall_payouts_unconfirmed_age_seconds', 'Age of the oldest payout transaction broadcast and not confirmed yet, by chain', ['chain'], (s) =>
+    byChain(s.unconfirmed, (u) => u.oldest_s),
+  );
+  settlementGauge('paycall_payouts_retrying', 'Unfinished payouts whose last attempt failed (retried with back-off), by chain', ['chain'], (s) =>
+    byChain(s.retrying, (r) => r.count),
+  );
+  settlementGauge('paycall_settlement_last_run_sellers', 'Sellers paid by the last finished daily settlement', [], (s) => [[{}, s.lastRun?.sellers ?? 0]]);
+  settlementGauge('paycall_settlement_last_run_atomic', 'USDC (atomic units) the last finished daily settlement paid out', [], (s) => [[{}, Number(s.lastRun?.total_atomic ?? 0)]]);
 
   return {
     registry,
@@ -231,29 +215,17 @@ export function createMetrics(): Metrics {
     }),
     settlementRuns: new Counter({ name: 'paycall_settlement_runs_total', help: 'Daily settlement runs by outcome (success, failure)', labelNames: ['outcome'], registers }),
     settlementDuration: new Histogram({ name: 'paycall_settlement_duration_seconds', help: 'Daily settlement run time (payouts written; sending follows)', buckets: [0.1, 1, 5, 15, 60, 300, 900, 1800, 3600], registers }),
-    settlementLastSuccess: new Gauge({
-      name: 'paycall_settlement_last_success_timestamp_seconds',
-      help: 'Unix time the last daily settlement finished (from the database: every instance reports it; 0: never)',
-      registers,
-      async collect() {
-        const s = await settlementOf(sources);
-        if (s) this.set(s.lastRun?.finished_s ?? 0);
-      },
-    }),
+    settlementLastSuccess: settlementGauge(
+      'paycall_settlement_last_success_timestamp_seconds',
+      'Unix time the last daily settlement finished (from the database: every instance reports it; 0: never)',
+      [],
+      (s) => [[{}, s.lastRun?.finished_s ?? 0]],
+    ),
     settlementPaidOut: new Counter({ name: 'paycall_settlement_paid_out_atomic_total', help: 'USDC paid to sellers (atomic units) by payout chain', labelNames: ['chain'], registers }),
     payouts: new Counter({ name: 'paycall_payouts_total', help: 'Seller payouts by chain and outcome (sent, confirmed, failed, carried_over)', labelNames: ['chain', 'outcome'], registers }),
-    payoutsUnconfirmed: new Gauge({
-      name: 'paycall_payouts_unconfirmed',
-      help: 'Payouts sent whose transaction is not confirmed yet, by chain',
-      labelNames: ['chain'],
-      registers,
-      async collect() {
-        const s = await settlementOf(sources);
-        if (!s) return;
-        this.reset();
-        for (const u of s.unconfirmed) this.set({ chain: u.chain }, u.count);
-      },
-    }),
+    payoutsUnconfirmed: settlementGauge('paycall_payouts_unconfirmed', 'Payouts sent whose transaction is not confirmed yet, by chain', ['chain'], (s) =>
+      byChain(s.unconfirmed, (u) => u.count),
+    ),
   };
 }
 

@@ -11,16 +11,6 @@ import type { App } from '../../src/app.ts';
 import type { TestSigner } from './sellers.ts';
 import { evmSigner, nowS, solanaSigner } from './sellers.ts';
 
-export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
 /** A seller row and its wallet on `chain` (as registration writes them), without the HTTP round trip. */
 export async function insertSeller(c: pg.Client, p: { wallet: string; chain: PayoutChain; slug?: string; walletChain?: string }): Promise<number> {
   const slug = p.slug ?? `s-${randomBytes(5).toString('hex')}`;
