@@ -112,6 +112,19 @@ test('base: the nonce of a payout prepared and abandoned is handed out again onc
   assert.equal(await sender.lookup(abandoned), 'expired');
 });
 
+test('base: after a treasury key rotation, a payout signed by the old key is judged by its own signer', async () => {
+  const to = freshEvm();
+  const old = senderFrom('base', 2);
+  const p = await old.prepare(to, 4_242n);
+  // The service restarted with another treasury; the recorded payout is looked up and sent.
+  const rotated = createEvmPayoutSender({ chain: 'base', ...devnet.chains.base, treasuryKey: devnet.info.accounts[1].evmPrivateKey, log: silentLogger });
+  assert.notEqual(rotated.treasury, old.treasury);
+  assert.equal(await rotated.lookup(p), 'not_found');
+  await rotated.broadcast(p);
+  assert.equal(await rotated.lookup(p), 'confirmed');
+  assert.equal(await usdcOf('base', to), 4_242n);
+});
+
 test('base: a payout never broadcast is not_found, then expired once another transaction took its nonce', async () => {
   const to = freshEvm();
   const orphan = await senders.base!.prepare(to, 5_000n);
@@ -158,9 +171,10 @@ for (const chain of ['base', 'solana'] as const) {
   });
 }
 
-test('lookup refuses a prepared payout whose id does not match its bytes', async () => {
+test('lookup refuses a prepared payout whose id does not match its bytes, or of another chain', async () => {
   const p = await senders.base!.prepare(freshEvm(), 1n);
   assert.equal(await refusal(senders.base!.lookup({ ...p, tx: `0x${'0'.repeat(64)}` })), 'invalid_payout');
+  assert.equal(await refusal(senders.polygon!.lookup(p)), 'invalid_payout');
   const s = await senders.solana!.prepare(freshSolana(), 1n);
   assert.equal(await refusal(senders.solana!.lookup({ ...s, tx: bs58.encode(new Uint8Array(64).fill(1)) })), 'invalid_payout');
 });

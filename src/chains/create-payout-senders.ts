@@ -5,12 +5,15 @@
  * sender that resolves it on its first call; its treasury address is known at once.
  */
 import { privateKeyToAccount } from 'viem/accounts';
-import type { ChainsConfig, PayoutChainConfig, PayoutOnlyChain } from '../config.ts';
+import type { ChainsConfig, PayoutChainConfig } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { createEvmPayoutSender, type EvmPayoutChain } from './evm-payout-sender.ts';
 import type { PayoutChain, PayoutSender, PayoutSenders } from './payout-sender.ts';
 import { PAYOUT_CHAINS } from './payout-sender.ts';
 import { createSolanaPayoutSender } from './solana-payout-sender.ts';
+import { PAYOUT_ONLY_CHAINS, type PayoutOnlyChain } from './usdc-addresses.ts';
+
+const isPayoutOnly = (chain: PayoutChain): chain is PayoutOnlyChain => (PAYOUT_ONLY_CHAINS as readonly string[]).includes(chain);
 
 export interface PayoutSenderTuning {
   /** EVM blocks, the transaction's own included, before a payout counts as confirmed (default 1). */
@@ -23,7 +26,7 @@ export interface PayoutSenderTuning {
 export function configuredPayoutChains(chains: ChainsConfig | null): PayoutChain[] {
   // Without chains (a devnet profile with no devnet) the payment chains stay accepted at
   // registration, as before payout chains were configurable; nothing is sent then anyway.
-  return PAYOUT_CHAINS.filter((c) => c === 'base' || c === 'polygon' || c === 'solana' || chains?.payoutChains?.[c] !== undefined);
+  return PAYOUT_CHAINS.filter((c) => !isPayoutOnly(c) || chains?.payoutChains?.[c] !== undefined);
 }
 
 /**
@@ -31,7 +34,7 @@ export function configuredPayoutChains(chains: ChainsConfig | null): PayoutChain
  * devnet's), so the first payout on it does not wait for a node to start. No-op otherwise.
  */
 export function warmPayoutChain(chains: ChainsConfig | null, chain: PayoutChain, log: Logger): void {
-  const rpcUrl = chain === 'base' || chain === 'polygon' || chain === 'solana' ? undefined : chains?.payoutChains?.[chain]?.rpcUrl;
+  const rpcUrl = isPayoutOnly(chain) ? chains?.payoutChains?.[chain]?.rpcUrl : undefined;
   if (typeof rpcUrl === 'function') rpcUrl().catch((e: unknown) => log.warn('starting a payout chain failed; its first payout tries again', { chain, err: e }));
 }
 

@@ -15,12 +15,14 @@ import {
   isAddress,
   keccak256,
   parseTransaction,
+  recoverTransactionAddress,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   type Address,
   type Hash,
   type Hex,
   type TransactionReceipt,
+  type TransactionSerialized,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Logger } from '../log.ts';
@@ -88,33 +90,40 @@ export function createEvmPayoutSender(opts: EvmPayoutSenderOptions): PayoutSende
 
   const balance = () => client.readContract({ address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [treasury.address], blockTag: 'latest' });
 
-  /** What a prepared transaction does, read back from its own signed bytes (nothing else is trusted). */
-  const decode = (p: PreparedPayout) => {
+  /**
+   * What a prepared transaction does, read back from its own signed bytes (nothing else is
+   * trusted). Its signer, not the configured treasury, is whose nonce decides 'expired': after a
+   * treasury key rotation, a payout signed by the old key is still judged by the old key's nonce.
+   */
+  const decode = async (p: PreparedPayout) => {
     const tx = parseTransaction(p.raw as Hex);
-    if (keccak256(p.raw as Hex) !== p.tx.toLowerCase() || !tx.to || getAddress(tx.to) !== usdc || tx.nonce === undefined || !tx.data) {
-      throw new ChainError('invalid_payout', `${p.tx} is not a USDC transfer prepared by this sender on ${opts.chain}`);
-    }
+    const refuse = (why: string) => new ChainError('invalid_payout', `${p.tx} is not a USDC transfer prepared on ${opts.chain}: ${why}`);
+    if (keccak256(p.raw as Hex) !== p.tx.toLowerCase()) throw refuse('the id is not the hash of the raw transaction');
+    // A payout of another chain would be judged by this chain's nonces.
+    if (tx.chainId !== opts.chainId) throw refuse(`it is signed for chain ${tx.chainId}`);
+    if (!tx.to || getAddress(tx.to) !== usdc || tx.nonce === undefined || !tx.data) throw refuse('it does not call this USDC');
     const call = decodeFunctionData({ abi: usdcAbi, data: tx.data });
-    if (call.functionName !== 'transfer') throw new ChainError('invalid_payout', `${p.tx} does not call transfer`);
+    if (call.functionName !== 'transfer') throw refuse('it does not call transfer');
     const [to, amount] = call.args;
-    return { nonce: tx.nonce, to: getAddress(to), amount };
+    const from = await recoverTransactionAddress({ serializedTransaction: p.raw as TransactionSerialized });
+    return { from, nonce: tx.nonce, to: getAddress(to), amount };
   };
 
   /** confirmed only when the receipt shows the USDC leaving the treasury for the destination, in full. */
-  const stateOfReceipt = (receipt: TransactionReceipt, p: PreparedPayout): PayoutTxState => {
+  const stateOfReceipt = (receipt: TransactionReceipt, payout: { from: Address; to: Address; amount: bigint }): PayoutTxState => {
     if (receipt.status !== 'success') return 'failed';
-    const { to, amount } = decode(p);
-    const moved = decodeTransferLogs(receipt.logs).some((t) => t.token === usdc && t.from === treasury.address && t.to === to && t.value === amount);
+    const { from, to, amount } = payout;
+    const moved = decodeTransferLogs(receipt.logs).some((t) => t.token === usdc && t.from === from && t.to === to && t.value === amount);
     return moved ? 'confirmed' : 'failed';
   };
 
   const lookup = async (p: PreparedPayout): Promise<PayoutTxState> => {
     if (!HASH.test(p.tx)) throw new ChainError('invalid_payout', `${p.tx} is not a transaction hash`);
-    const { nonce } = decode(p);
+    const payout = await decode(p);
     const hash = p.tx as Hash;
     // The mined nonce is read first: if it is past this nonce and the receipt (read after)
     // is still missing, another transaction took the nonce, so this one can never land.
-    const minedNonce = await client.getTransactionCount({ address: treasury.address, blockTag: 'latest' });
+    const minedNonce = await client.getTransactionCount({ address: payout.from, blockTag: 'latest' });
     let receipt: TransactionReceipt | null = null;
     try {
       receipt = await client.getTransactionReceipt({ hash });
@@ -126,7 +135,7 @@ export function createEvmPayoutSender(opts: EvmPayoutSenderOptions): PayoutSende
         const head = await client.getBlockNumber({ cacheTime: 0 });
         if (head - receipt.blockNumber + 1n < BigInt(confirmations)) return 'pending';
       }
-      return stateOfReceipt(receipt, p);
+      return stateOfReceipt(receipt, payout);
     }
     try {
       await client.getTransaction({ hash });
@@ -134,7 +143,7 @@ export function createEvmPayoutSender(opts: EvmPayoutSenderOptions): PayoutSende
     } catch (e) {
       if (!(e instanceof TransactionNotFoundError)) throw e;
     }
-    return minedNonce > nonce ? 'expired' : 'not_found';
+    return minedNonce > payout.nonce ? 'expired' : 'not_found';
   };
 
   return {
@@ -181,7 +190,7 @@ export function createEvmPayoutSender(opts: EvmPayoutSenderOptions): PayoutSende
     },
 
     async broadcast(p: PreparedPayout): Promise<void> {
-      const { nonce } = decode(p);
+      const { nonce } = await decode(p);
       try {
         await client.sendRawTransaction({ serializedTransaction: p.raw as Hex });
         log.info('payout broadcast', { tx: p.tx, nonce });
@@ -193,7 +202,7 @@ export function createEvmPayoutSender(opts: EvmPayoutSenderOptions): PayoutSende
         if (/nonce too low|nonce has already been used|nonce.*(lower|less) than/i.test(text)) {
           const state = await lookup(p);
           if (state === 'confirmed' || state === 'failed' || state === 'pending') return;
-          throw new ChainError('nonce_used', `nonce ${nonce} of the treasury on ${opts.chain} was used by another transaction: ${p.tx} can never land (prepare anew)`, { cause: e });
+          throw new ChainError('nonce_used', `nonce ${nonce} of its signer on ${opts.chain} was used by another transaction: ${p.tx} can never land (prepare anew)`, { cause: e });
         }
         throw e;
       }
