@@ -66,7 +66,7 @@ export async function main() {
     const cutoff = new Date(Date.now() + 86_400_000);
     // Baseline: the plain grouping the settlement must at least do.
     let t0 = performance.now();
-    await em.execute(`select seller_id, sum(net) from payment where seller_id is not null and payout_claim is null and created_at < ?::timestamptz group by seller_id`, [cutoff.toISOString()]);
+    await em.execute(`select seller_id, sum(net) from payment where seller_id is not null and payout_id is null and created_at < ?::timestamptz group by seller_id`, [cutoff.toISOString()]);
     const baselineMs = performance.now() - t0;
 
     const counts = { prepared: 0, broadcast: 0 };

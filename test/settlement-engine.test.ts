@@ -238,7 +238,7 @@ describe('recovery and failures', () => {
     // Its destination is the seller's EVM wallet (same chain family).
     assert.equal((await h.c.query('select wallet from payout where id = $1', [p.id])).rows[0].wallet, (await h.c.query('select wallet from seller where id = $1', [id])).rows[0].wallet);
     await h.c.query(`update payout set status = 'sent' where id = $1`, [p.id]); // out of the way of the next tests
-    await h.c.query(`update payment set payout_id = $1 where payout_claim = $1`, [p.id]);
+    await h.c.query(`update payment set payout_id = $1 where id in (select payment_id from payout_item where payout_id = $1)`, [p.id]);
   });
 });
 
@@ -327,7 +327,7 @@ describe('POST /v1/_seller/{wallet}/payouts', () => {
     assert.deepEqual({ ...r.body, id: 0, created_at: 0 }, { id: 0, wallet: s.wallet, chain: 'solana', to: s.wallet, amount_atomic: String(8_730n + 970_000n), status: 'pending', tx: null, created_at: 0 });
     assertIdentities(await balances(h.c, id), assert, 'queued');
 
-    r = await request(s.wallet, await requestPayoutBody(s, nowS() - 1));
+    r = await request(s.wallet, await requestPayoutBody(s, nowS() - 30));
     assert.equal(r.status, 409);
     assert.equal(r.body.error, 'payout_in_progress');
     await settleUntil(t.app, allFinal(h.c));
@@ -337,7 +337,7 @@ describe('POST /v1/_seller/{wallet}/payouts', () => {
     assert.equal(b.withdrawable, 0n);
 
     await insertEarnings(h.c, id, [1_000_000n]);
-    r = await request(s.wallet, await requestPayoutBody(s, nowS() - 2));
+    r = await request(s.wallet, await requestPayoutBody(s, nowS() - 60));
     assert.equal(r.status, 429);
     assert.equal(r.body.error, 'rate_limited');
     assert.ok(Number(r.headers.get('retry-after')) > 3500);

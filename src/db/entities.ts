@@ -260,8 +260,6 @@ export interface Payment {
   net: bigint;
   /** Settlement reference: the payout that paid this row's net to the seller; null = unsettled. Set only once that payout is confirmed on chain. */
   payoutId: number | null;
-  /** The payout that will pay this row (set with the payout row, before anything is sent); a row is claimed once. */
-  payoutClaim: number | null;
   createdAt: Date;
 }
 export const PaymentSchema = new EntitySchema<Payment>({
@@ -281,7 +279,6 @@ export const PaymentSchema = new EntitySchema<Payment>({
     fee: amount(),
     net: amount(),
     payoutId: { type: 'bigint', nullable: true },
-    payoutClaim: { type: 'bigint', nullable: true },
     createdAt: createdAt(),
   },
 });
@@ -347,7 +344,7 @@ export interface Payout {
   /** The destination: the seller's registered wallet on `chain`. */
   wallet: string;
   chain: string;
-  /** = sum(net) of the payment rows whose payout_claim is this payout. */
+  /** = sum(net) of the payment rows its payout_item rows claim. */
   amount: bigint;
   status: PayoutStatus;
   /** The signed transaction (id, raw bytes, nonce / last valid block height), recorded before broadcast. */
@@ -389,6 +386,23 @@ export const PayoutSchema = new EntitySchema<Payout>({
     sentAt: nullableTime(),
   },
   uniques: [{ name: 'payout_seller_day_unique', properties: ['sellerId', 'settlementDay'] }],
+});
+
+/**
+ * A payment row claimed by a payout, written with the payout (before anything is sent). The
+ * primary key is the payment: a row is claimed by one payout, ever.
+ */
+export interface PayoutItem {
+  paymentId: number;
+  payoutId: number;
+}
+export const PayoutItemSchema = new EntitySchema<PayoutItem>({
+  name: 'PayoutItem',
+  tableName: 'payout_item',
+  properties: {
+    paymentId: { type: 'bigint', primary: true },
+    payoutId: { type: 'bigint', index: 'payout_item_payout_idx' },
+  },
 });
 
 /** One daily settlement: its primary key makes one instance the day's runner. */
@@ -454,6 +468,7 @@ export const allEntities = [
   ApiKeySchema,
   UsedSignatureSchema,
   PayoutSchema,
+  PayoutItemSchema,
   SettlementRunSchema,
   EndpointErrorCountSchema,
 ];

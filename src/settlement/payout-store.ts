@@ -4,7 +4,8 @@
  *
  * The money rules live here:
  * - a payout row is the intent: it is written in the same transaction that claims its payment
- *   rows (payment.payout_claim), before anything is signed or sent; a row is claimed once;
+ *   rows (payout_item, primary key the payment: a row is claimed once), before anything is
+ *   signed or sent;
  * - payout.amount = sum(net) of its claimed rows, checked in SQL in that transaction (a mismatch
  *   rolls it back);
  * - payment.payout_id (the settlement reference the account's withdrawable balance reads) is set
@@ -83,10 +84,11 @@ export async function claimPayouts(
   // Data-modifying CTEs share one snapshot: the sums, the inserted payouts and the claimed rows
   // describe the same rows. The seller locks above keep another claimer out of them.
   const [r] = await tx.execute<{ created: ClaimResult['created'] | null; carried: Record<string, number> | null; no_destination: number; mismatched: number }[]>(
-    `with sums as (
-       select p.seller_id, sum(p.net) as total from payment p
-        where p.seller_id = any(?::int[]) and p.payout_claim is null and p.created_at < ?::timestamptz
-        group by p.seller_id),
+    `with unclaimed as (
+       select p.id, p.seller_id, p.net from payment p
+        where p.seller_id = any(?::int[]) and p.payout_id is null and p.created_at < ?::timestamptz
+          and not exists (select 1 from payout_item i where i.payment_id = p.id)),
+     sums as (select seller_id, sum(net) as total from unclaimed group by seller_id),
      due as (
        select s.id as seller_id, s.payout_chain as chain, ${DESTINATION} as wallet, sums.total
          from sums join seller s on s.id = sums.seller_id),
@@ -96,16 +98,16 @@ export async function claimPayouts(
        on conflict (seller_id, settlement_day) do nothing
        returning id, seller_id, chain, amount),
      claimed as (
-       update payment p set payout_claim = ins.id from ins
-        where p.seller_id = any(?::int[]) and p.seller_id = ins.seller_id and p.payout_claim is null and p.created_at < ?::timestamptz
-       returning p.payout_claim, p.net),
-     claimed_sums as (select payout_claim as id, sum(net) as total from claimed group by payout_claim)
+       insert into payout_item (payment_id, payout_id)
+       select u.id, ins.id from unclaimed u join ins on ins.seller_id = u.seller_id
+       returning payment_id, payout_id),
+     claimed_sums as (select c.payout_id as id, sum(p.net) as total from claimed c join payment p on p.id = c.payment_id group by c.payout_id)
      select
        (select json_agg(json_build_object('id', i.id, 'chain', i.chain, 'amount', i.amount::text) order by i.id) from ins i) as created,
        (select json_object_agg(chain, n) from (select chain, count(*) as n from due where total < ? group by chain) c) as carried,
        (select count(*) from due where total >= ? and wallet is null)::int as no_destination,
        (select count(*) from ins i left join claimed_sums c on c.id = i.id where c.total is distinct from i.amount)::int as mismatched`,
-    [intArray(p.sellerIds), p.cutoff, p.day, p.minAtomic.toString(), intArray(p.sellerIds), p.cutoff, p.minAtomic.toString(), p.minAtomic.toString()],
+    [intArray(p.sellerIds), p.cutoff, p.day, p.minAtomic.toString(), p.minAtomic.toString(), p.minAtomic.toString()],
   );
   if (r.mismatched > 0) throw new AmountMismatchError(`${r.mismatched} payout(s)`);
   return { created: (r.created ?? []).map((c) => ({ ...c, id: Number(c.id) })), carriedOver: r.carried ?? {}, noDestination: r.no_destination };
@@ -156,8 +158,9 @@ export async function markConfirmed(em: SqlEntityManager, ids: number[]): Promis
          update payout set status = 'sent', confirmed_at = now(), sent_at = now(), broadcast_at = coalesce(broadcast_at, now()), error = null
           where id = any(?::bigint[]) and status <> 'sent' returning id, amount),
        m as (
-         update payment p set payout_id = o.id from o where p.payout_claim = o.id and p.payout_id is null returning p.payout_claim, p.net),
-       ms as (select payout_claim as id, sum(net) as total from m group by payout_claim)
+         update payment p set payout_id = i.payout_id from payout_item i join o on o.id = i.payout_id
+          where p.id = i.payment_id and p.payout_id is null returning p.payout_id, p.net),
+       ms as (select payout_id as id, sum(net) as total from m group by payout_id)
        select (select json_agg(id::int) from o) as marked,
               (select count(*) from o left join ms on ms.id = o.id where ms.total is distinct from o.amount)::int as mismatched`,
       [intArray(ids)],

@@ -55,7 +55,7 @@ export async function balances(c: pg.Client, sellerId: number): Promise<Balances
     `select coalesce(sum(amount), 0)::text as paid, coalesce(sum(fee), 0)::text as fee, coalesce(sum(net), 0)::text as earned,
             coalesce(sum(net) filter (where payout_id is not null), 0)::text as settled,
             coalesce(sum(net) filter (where payout_id is null), 0)::text as withdrawable,
-            coalesce(sum(net) filter (where payout_claim is not null and payout_id is null), 0)::text as in_flight,
+            coalesce(sum(net) filter (where payout_id is null and exists (select 1 from payout_item i where i.payment_id = payment.id)), 0)::text as in_flight,
             (select coalesce(sum(amount), 0) from payout where seller_id = $1 and status = 'sent')::text as paid_out
        from payment where seller_id = $1`,
     [sellerId],

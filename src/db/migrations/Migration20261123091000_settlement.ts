@@ -2,8 +2,11 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Settlement: the payout row is the intent and the job. A payment row is claimed by exactly one
- * payout (payout_claim) when the payout is written; payout_id (the settlement reference the
- * account reads) is set only once the payout's transaction is confirmed. settlement_run makes
+ * payout (a payout_item row, whose primary key is the payment) when the payout is written;
+ * payment.payout_id (the settlement reference the account reads) is set only once the payout's
+ * transaction is confirmed. Claims are a narrow table of their own rather than a column of
+ * payment: a claim is then an insert of two integers, not a rewrite of a wide ledger row and all
+ * its indexes (the ledger row is rewritten once, at confirmation). settlement_run makes
  * one instance the day's runner (its primary key) and lets another take over a run whose
  * instance died (lease_until).
  */
@@ -12,10 +15,8 @@ export class Migration20261123091000_settlement extends Migration {
   override name = 'Migration20261123091000_settlement';
 
   override up(): void | Promise<void> {
-    this.addSql(`alter table "payment" add column "payout_claim" bigint null;`);
-    // Hand-written: the settlement groups the unclaimed rows of sellers, and marks a payout's rows.
-    this.addSql(`create index "payment_unclaimed_idx" on "payment" ("seller_id", "created_at") where "payout_claim" is null and "seller_id" is not null;`);
-    this.addSql(`create index "payment_payout_claim_idx" on "payment" ("payout_claim") where "payout_claim" is not null;`);
+    this.addSql(`create table "payout_item" ("payment_id" bigint not null, "payout_id" bigint not null, primary key ("payment_id"));`);
+    this.addSql(`create index "payout_item_payout_idx" on "payout_item" ("payout_id");`);
 
     this.addSql(`alter table "payout" add column "raw" text null, add column "valid_until" varchar(32) null, add column "attempts" int not null default 0,
       add column "next_attempt_at" timestamptz not null default now(), add column "broadcast_at" timestamptz null, add column "confirmed_at" timestamptz null;`);
@@ -31,9 +32,7 @@ export class Migration20261123091000_settlement extends Migration {
     this.addSql(`drop table if exists "settlement_run" cascade;`);
     this.addSql(`drop index if exists "payout_due_idx";`);
     this.addSql(`alter table "payout" drop column "raw", drop column "valid_until", drop column "attempts", drop column "next_attempt_at", drop column "broadcast_at", drop column "confirmed_at";`);
-    this.addSql(`drop index if exists "payment_payout_claim_idx";`);
-    this.addSql(`drop index if exists "payment_unclaimed_idx";`);
-    this.addSql(`alter table "payment" drop column "payout_claim";`);
+    this.addSql(`drop table if exists "payout_item" cascade;`);
   }
 
 }
