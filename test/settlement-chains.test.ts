@@ -150,3 +150,43 @@ test('the payout-only chains: arbitrum, optimism and avalanche sellers are paid 
     assert.equal(await usdcOn(devnet.chains, s.chain, s.wallet), b.earned, `${s.chain}: the net earnings arrived`);
   }
 });
+
+test('two instances at midnight with the real senders, and requested payouts racing them: one run, every seller paid once', { timeout: 180_000 }, async () => {
+  // A second instance on the same database and chains (its own senders: the treasury's nonces
+  // are contended between processes as in production).
+  const second = await startTestApp({ ...testConfig({ DATABASE_URL: db.url, SCHEDULER_TICK_MS: '0', PAYOUT_RETRY_BASE_MS: '200', PAYOUT_POLL_MS: '50' }), chains: devnet.chains }, undefined, { now: clock.now });
+  try {
+    const sellers: { id: number; wallet: string; chain: (typeof CHAINS)[number]; signer?: ReturnType<typeof solanaSigner> }[] = [];
+    for (const [i, chain] of [...CHAINS, ...CHAINS].entries()) {
+      const wallet = await freshAddress(chain);
+      const id = await insertSeller(c, { wallet, chain });
+      await insertEarnings(c, id, [600_000n + BigInt(i)]);
+      sellers.push({ id, wallet, chain });
+    }
+    // Two registered Solana sellers request a payout while both instances run midnight.
+    for (const [i, s] of [solanaSigner(), solanaSigner()].entries()) {
+      assert.equal((await register(t.baseUrl, s, `racer-${i}-${Date.now() % 100000}`)).status, 201);
+      const id = (await c.query('select id from seller where wallet = $1', [s.wallet])).rows[0].id;
+      await insertEarnings(c, id, [400_000n]);
+      sellers.push({ id, wallet: s.wallet, chain: 'solana', signer: s });
+    }
+    clock.toNextMidnight();
+    const day = clock.now().toISOString().slice(0, 10);
+    await Promise.all([
+      t.app.runScheduledJobs(),
+      second.app.runScheduledJobs(),
+      ...sellers.filter((s) => s.signer).map(async (s) => call(t.baseUrl, 'requestPayout', 'POST', `/v1/_seller/${s.wallet}/payouts`, { body: await requestPayoutBody(s.signer!) })),
+    ]);
+    await Promise.all([settleUntil(t.app, allFinal, 120_000), settleUntil(second.app, allFinal, 120_000)]);
+    assert.equal((await c.query('select count(*)::int as n from settlement_run where day = $1', [day])).rows[0].n, 1);
+    for (const s of sellers) {
+      const b = await balances(c, s.id);
+      assertIdentities(b, assert, s.chain);
+      assert.equal(b.withdrawable, 0n);
+      assert.equal(await usdcOn(devnet.chains, s.chain, s.wallet), b.earned, `${s.chain}: paid exactly once`);
+      assert.equal((await c.query(`select count(*)::int as n from payout where seller_id = $1`, [s.id])).rows[0].n, 1);
+    }
+  } finally {
+    await second.close();
+  }
+});

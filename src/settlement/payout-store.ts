@@ -159,11 +159,11 @@ export async function markConfirmed(em: SqlEntityManager, ids: number[]): Promis
           where id = any(?::bigint[]) and status <> 'sent' returning id, amount),
        m as (
          update payment p set payout_id = i.payout_id from payout_item i join o on o.id = i.payout_id
-          where p.id = i.payment_id and p.payout_id is null returning p.payout_id, p.net),
+          where i.payout_id = any(?::bigint[]) and p.id = i.payment_id and p.payout_id is null returning p.payout_id, p.net),
        ms as (select payout_id as id, sum(net) as total from m group by payout_id)
        select (select json_agg(id::int) from o) as marked,
               (select count(*) from o left join ms on ms.id = o.id where ms.total is distinct from o.amount)::int as mismatched`,
-      [intArray(ids)],
+      [intArray(ids), intArray(ids)],
     );
     if (r.mismatched > 0) throw new AmountMismatchError(`${r.mismatched} of payouts ${ids.join(', ')}`);
     return r.marked ?? [];
