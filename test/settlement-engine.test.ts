@@ -206,6 +206,9 @@ describe('recovery and failures', () => {
     assertIdentities(await balances(h.c, id), assert, 'pending');
     await t.app.runScheduledJobs();
     assert.equal((await payoutsOf(h.c, id))[0].status, 'pending', 'pending: waits');
+    const m = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    assert.match(m, /paycall_payouts_unconfirmed\{chain="base"\} 1/);
+    assert.match(m, /paycall_payouts_unconfirmed_age_seconds\{chain="base"\} \d+/);
     h.senders.base.mode = 'ok';
     await settleUntil(t.app, allFinal(h.c));
     assert.equal(h.senders.base.received.get(wallet), 1_940_000n);

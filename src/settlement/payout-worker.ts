@@ -117,6 +117,7 @@ async function step(
     return 'confirmed';
   };
   const wait = async (note: string | null, broadcast: boolean): Promise<StepOutcome> => {
+    if (note) deps.log.warn('payout transaction still unconfirmed', { payout_id: p.id, chain: p.chain, tx: p.tx, seconds: p.broadcast_age_s });
     await recordWaiting(em, p.id, { inMs: deps.config.pollMs, note, broadcast });
     return 'later';
   };

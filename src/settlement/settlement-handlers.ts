@@ -27,6 +27,11 @@ export interface SettlementHandlerDeps {
   signature: SignatureDeps;
   /** Wakes the scheduler so the payout is sent now, not at the next tick. */
   kick: () => void;
+  /**
+   * The Bearer-key alternative to the signature (src/accounts: keys.orSignature): with a key of
+   * scope payout:request the plain handler runs instead of the signed one. Absent: signature only.
+   */
+  orKey?: (op: 'requestPayout', signed: Handler, plain: Handler) => Handler;
 }
 
 export const payoutJson = (seller: Pick<SellerRow, 'wallet'>, p: PayoutRow) => ({
@@ -81,7 +86,9 @@ export function requestPayoutHandler(deps: SettlementHandlerDeps): Handler {
 
 export function createSettlementHandlers(deps: SettlementHandlerDeps): Partial<Record<OperationId, Handler>> {
   const signed = createSignatureCheck(deps.signature);
+  const orKey = deps.orKey ?? ((_op, signedHandler) => signedHandler);
+  const payout = requestPayoutHandler(deps);
   return {
-    requestPayout: signed({ action: 'request_payout', from: 'body', singleUse: true, payloadOf: (ctx) => walletPayload(ctx.params.wallet) }, requestPayoutHandler(deps)),
+    requestPayout: orKey('requestPayout', signed({ action: 'request_payout', from: 'body', singleUse: true, payloadOf: (ctx) => walletPayload(ctx.params.wallet) }, payout), payout),
   };
 }
