@@ -3,8 +3,8 @@
  * (test/fixtures/settlement-crash.ts, the real app) that SIGKILLs itself at a named point of the
  * payout path: intent written (claimed), transaction recorded not broadcast (before-send),
  * broadcast not confirmed (after-send), confirmed on chain with rows not marked (after-confirm).
- * A normal restart then finishes, and each seller (base, polygon, solana) has been paid exactly
- * once, as the chain shows. Between the two runs the money identities hold.
+ * A normal restart then finishes, and each seller (one on each of the six payout chains) has
+ * been paid exactly once, as the chain shows. Between the two runs the money identities hold.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +15,8 @@ import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts';
 import { assertIdentities, balances, freshAddress, insertEarnings, insertSeller, usdcOn } from './helpers/settlement.ts';
 import { openDatabase } from '../src/db/orm.ts';
 import { silentLogger } from '../src/log.ts';
+import { PAYOUT_ONLY_CHAINS } from '../src/chains/usdc-addresses.ts';
+import { PAYOUT_CHAINS } from '../src/chains/payout-sender.ts';
 
 let devnet: TestDevnet;
 let db: TestDatabase;
@@ -22,6 +24,8 @@ let c: pg.Client;
 
 before(async () => {
   devnet = await startTestDevnet();
+  // The payout-only chains start on first use; started here, the children find them in devnet.json.
+  await Promise.all(PAYOUT_ONLY_CHAINS.map((chain) => devnet.ensureChain(chain)));
   db = await createTestDatabase('settle_crash');
   // Migrations once, before the children race to apply them.
   await (await openDatabase({ databaseUrl: db.url, pgliteDir: '', log: silentLogger })).close(true);
@@ -47,7 +51,7 @@ function runSettlement(env: Record<string, string>): Promise<{ code: number | nu
   });
 }
 
-const CHAINS = ['base', 'polygon', 'solana'] as const;
+const CHAINS = PAYOUT_CHAINS;
 
 for (const [i, point] of (['claimed', 'before-send', 'after-send', 'after-confirm'] as const).entries()) {
   test(`SIGKILL at ${point}, then a restart: every seller paid exactly once`, { timeout: 180_000 }, async () => {
