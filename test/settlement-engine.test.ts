@@ -272,6 +272,24 @@ describe('concurrency', () => {
     assert.equal(h.senders.base.broadcasts + h.senders.polygon.broadcasts, 30, 'one transaction per seller');
   });
 
+  test('a run whose instance died is taken over once its lease has passed, not before', async () => {
+    const t = h.apps[0];
+    const id = await insertSeller(h.c, { wallet: evmWallet(), chain: 'base' });
+    await insertEarnings(h.c, id, [1_000_000n]);
+    h.clock.toNextMidnight();
+    const day = h.clock.now().toISOString().slice(0, 10);
+    // Another instance started the run and is (still) holding it.
+    await h.c.query(`insert into settlement_run (day, cutoff, lease_until) values ($1, $2::timestamptz, now() + interval '1 hour')`, [day, `${day}T00:00:00Z`]);
+    await t.app.runScheduledJobs();
+    assert.equal((await payoutsOf(h.c, id)).length, 0, 'a live run is left alone');
+    // It died: its lease runs out, and the next pass finishes the run.
+    await h.c.query(`update settlement_run set lease_until = now() - interval '1 second' where day = $1`, [day]);
+    await settleUntil(t.app, allFinal(h.c));
+    assert.equal((await payoutsOf(h.c, id)).length, 1);
+    assertIdentities(await balances(h.c, id), assert);
+    assert.equal((await h.c.query(`select finished_at is not null as done, sellers from settlement_run where day = $1`, [day])).rows[0].done, true);
+  });
+
   test('a requested payout racing the daily run: every row paid exactly once', async () => {
     const t = h.apps[0];
     const signers = Array.from({ length: 6 }, () => evmSigner());
