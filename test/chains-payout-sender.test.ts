@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
@@ -22,7 +23,9 @@ import { loadConfig } from '../src/config.ts';
 import { devnetChains } from '../src/devnet-profile.ts';
 import { silentLogger } from '../src/log.ts';
 import { createDependencyProbe } from '../src/metrics/dependency-probe.ts';
+import { startTestApp, testConfig } from './helpers/app.ts';
 import { refusal } from './helpers/chains.ts';
+import { call, eventually, evmSigner, nowS } from './helpers/sellers.ts';
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts';
 
 let devnet: TestDevnet;
@@ -32,7 +35,12 @@ before(async () => {
   senders = createPayoutSenders(devnet.chains, silentLogger);
 });
 after(async () => {
-  await devnet?.stop();
+  if (!devnet) return;
+  const lazyPids = [devnet.pids.arbitrum, devnet.pids.optimism, devnet.pids.avalanche].filter((pid) => pid !== undefined);
+  await devnet.stop();
+  // The lazily started nodes stop with the devnet, and none starts after it.
+  for (const pid of lazyPids) assert.throws(() => process.kill(pid, 0), /ESRCH/);
+  await assert.rejects(devnet.ensureChain('arbitrum'), /stopped/);
 });
 
 const freshEvm = () => privateKeyToAccount(generatePrivateKey()).address;
@@ -196,13 +204,25 @@ test('devnet: a payout-only chain starts once on demand, at its chain id, with U
   assert.ok(JSON.parse(await readFile(devnet.files.signersJson, 'utf8')).extras.fakeUsdc.arbitrum);
 });
 
-test('devnet: a registration naming a payout-only chain starts it in the background (warmPayoutChain)', async () => {
-  warmPayoutChain(devnet.chains, 'avalanche', silentLogger);
-  warmPayoutChain(devnet.chains, 'base', silentLogger);
+test('devnet: a seller registering with a payout-only chain as payout_chain starts that chain in the background', async () => {
   assert.equal(devnet.pids.avalanche, undefined);
-  const started = await devnet.ensureChain('avalanche');
-  assert.ok(devnet.pids.avalanche);
-  assert.equal(started.chainId, 43114);
+  const t = await startTestApp({ ...testConfig({ PAYCALL_DATA_DIR: devnet.dataDir, PGLITE_DIR: join(devnet.dataDir, 'pglite'), SCHEDULER_TICK_MS: '0' }), chains: devnet.chains });
+  try {
+    const seller = evmSigner();
+    const ts = nowS();
+    const signature = await seller.sign('register', 'paid-on-avalanche', ts);
+    const body = { primary_wallet: seller.wallet, wallets: { avalanche: seller.wallet }, signatures: { avalanche: signature }, slug: 'paid-on-avalanche', ts, payout_chain: 'avalanche' };
+    const answer = await call(t.baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body });
+    assert.equal(answer.status, 201, JSON.stringify(answer.body));
+    assert.equal(answer.body.payout_chain, 'avalanche');
+    await eventually('the avalanche node starts', async () => devnet.info.payoutChains?.avalanche !== undefined, 60_000);
+    assert.ok(devnet.pids.avalanche);
+    // Concurrent callers share that one start.
+    assert.equal((await devnet.ensureChain('avalanche')).chainId, 43114);
+    warmPayoutChain(devnet.chains, 'base', silentLogger);
+  } finally {
+    await t.close();
+  }
 });
 
 for (const [chain, chainId] of [['arbitrum', 42161], ['optimism', 10], ['avalanche', 43114]] as const) {
