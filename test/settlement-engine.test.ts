@@ -3,12 +3,15 @@
  * contract, no chain): one payout per seller per day, carry-over, the money identities at every
  * step (a payout in flight included), each recovery branch (pending, not found, expired, failed
  * on chain, sender errors) with back-off, two instances at midnight, a requested payout racing
- * the daily run, and every error of POST /v1/_seller/{wallet}/payouts.
+ * the daily run, every error of POST /v1/_seller/{wallet}/payouts, and the same on PGlite.
  * Real chains: test/settlement-chains.test.ts and test/settlement-crash.test.ts.
  */
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { call, evmSigner, nowS, register, solanaSigner } from './helpers/sellers.ts';
@@ -392,5 +395,37 @@ describe('POST /v1/_seller/{wallet}/payouts', () => {
     assert.equal(r.status, 409);
     assert.equal(r.body.error, 'signature_already_used');
     assertIdentities(await balances(h.c, id), assert);
+  });
+});
+
+describe('on the embedded database (PGlite)', () => {
+  test('the daily run and a requested payout work the same', { timeout: 120_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'paycall-settle-pglite-'));
+    const clock = movableClock();
+    const base = fakeSender('base');
+    const t = await startTestApp(testConfig({ PGLITE_DIR: join(dir, 'pglite'), PAYCALL_DATA_DIR: dir, ...ENV }), undefined, { payoutSenders: { base }, now: clock.now });
+    try {
+      const conn = t.app.orm.em.fork().getConnection();
+      const s = evmSigner();
+      assert.equal((await register(t.baseUrl, s, 'pglite-payee')).status, 201);
+      const [{ id }] = await conn.execute<{ id: number }[]>('select id from seller where wallet = ?', [s.wallet]);
+      const earn = (tx: string) =>
+        conn.execute(`insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, take_bps, fee, net) values ('base', ?, '0xp', 1000000, 1000000, '/v1/x/y', ?, 300, 30000, 970000)`, [tx, id]);
+      const done = async () => Number((await conn.execute<{ n: string }[]>(`select count(*) as n from payout where status <> 'sent'`))[0].n) === 0;
+      await earn('0x01');
+      clock.toNextMidnight();
+      await settleUntil(t.app, done);
+      assert.equal(base.received.get(s.wallet), 970_000n);
+      await earn('0x02');
+      const r = await call(t.baseUrl, 'requestPayout', 'POST', `/v1/_seller/${s.wallet}/payouts`, { body: await requestPayoutBody(s) });
+      assert.equal(r.status, 202);
+      await settleUntil(t.app, done);
+      assert.equal(base.received.get(s.wallet), 1_940_000n);
+      const [row] = await conn.execute<{ unsettled: string }[]>(`select count(*) filter (where payout_id is null) as unsettled from payment`);
+      assert.equal(Number(row.unsettled), 0);
+    } finally {
+      await t.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
