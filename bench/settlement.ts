@@ -75,7 +75,7 @@ export async function main() {
     const deps = { orm, senders, config, metrics: createMetrics(), log: silentLogger, now: () => cutoff };
 
     t0 = performance.now();
-    const ran = await runDailySettlement(deps);
+    const { ran } = await runDailySettlement(deps);
     const runMs = performance.now() - t0;
     if (!ran) throw new Error('the settlement did not run');
     t0 = performance.now();

@@ -35,12 +35,16 @@ export function settlementCutoff(now: Date): { day: string; cutoff: Date } {
 }
 
 export function createSettlementJobs(deps: SettlementDeps): ScheduledTask {
+  // The last day known finished (by any instance): its run is not attempted again at every tick.
+  let finishedDay: string | null = null;
   return {
     name: 'settlement',
     async run(stopping) {
       await workDuePayouts(deps, stopping);
-      if (stopping.aborted) return;
-      if (await runDailySettlement(deps)) await workDuePayouts(deps, stopping);
+      if (stopping.aborted || finishedDay === settlementCutoff(deps.now()).day) return;
+      const r = await runDailySettlement(deps);
+      if (r.finished) finishedDay = r.day;
+      if (r.ran) await workDuePayouts(deps, stopping);
     },
   };
 }
@@ -72,7 +76,7 @@ export async function workDuePayouts(deps: PayoutWorkerDeps, stopping: AbortSign
  * sellers is one transaction that writes their payouts, claims their rows and adds to the run's
  * totals, so a run taken over after a crash continues where the dead one stopped.
  */
-export async function runDailySettlement(deps: SettlementDeps): Promise<boolean> {
+export async function runDailySettlement(deps: SettlementDeps): Promise<{ day: string; ran: boolean; finished: boolean }> {
   const em = sqlOf(deps.orm);
   const { day, cutoff } = settlementCutoff(deps.now());
   const mine = await em.execute<{ day: string }[]>(
@@ -82,7 +86,11 @@ export async function runDailySettlement(deps: SettlementDeps): Promise<boolean>
      returning day`,
     [day, cutoff.toISOString(), deps.config.leaseMs],
   );
-  if (!mine.length) return false;
+  if (!mine.length) {
+    // Another instance has it: finished, or still running (then ask again at a later pass).
+    const [row] = await em.execute<{ finished: boolean }[]>('select finished_at is not null as finished from settlement_run where day = ?', [day]);
+    return { day, ran: false, finished: row?.finished === true };
+  }
   const started = performance.now();
   const log = deps.log.child({ settlement_day: day });
   log.info('daily settlement started', { cutoff: cutoff.toISOString() });
@@ -116,12 +124,12 @@ export async function runDailySettlement(deps: SettlementDeps): Promise<boolean>
     deps.metrics.settlementRuns.inc({ outcome: 'success' });
     deps.metrics.settlementDuration.observe(seconds);
     log.info('daily settlement written; payouts follow', { payouts: run.sellers, total_atomic: run.total_atomic, carried_over: run.carried_over, seconds });
-    return true;
+    return { day, ran: true, finished: true };
   } catch (err) {
     deps.metrics.settlementRuns.inc({ outcome: 'failure' });
     log.error('daily settlement failed; retried at a later pass', { err });
     // Let the next pass (of any instance) try again soon instead of after the whole lease.
     await em.execute(`update settlement_run set lease_until = now() + interval '1 minute' where day = ? and finished_at is null`, [day]).catch(() => undefined);
-    return false;
+    return { day, ran: false, finished: false };
   }
 }
