@@ -50,7 +50,7 @@ import { createPayoutSenders } from './chains/create-payout-senders.ts';
 import { createSettlementHandlers } from './settlement/settlement-handlers.ts';
 import { createSettlementJobs } from './settlement/daily.ts';
 import type { SettlementHooks } from './settlement/payout-worker.ts';
-import { settlementSnapshot } from './settlement/payout-store.ts';
+import { settlementSource } from './settlement/payout-store.ts';
 import { sqlOf } from './sellers/seller-store.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -178,7 +178,7 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
 
   // Operator metrics: scrape-time gauges, and empty definitions of those no feature registered.
   metrics.sources.toolPool = () => pool.stats();
-  metrics.sources.settlement = () => settlementSnapshot(sqlOf(orm));
+  metrics.sources.settlement = settlementSource(() => sqlOf(orm));
   metrics.sources.dependencies = createDependencyProbe({ pingDatabase: () => pingDatabase(orm), adapters, chains: config.chains, maxAgeMs: 30_000, timeoutMs: 3_000 });
   declareMissing(metrics.registry);
 

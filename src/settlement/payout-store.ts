@@ -202,6 +202,18 @@ export async function findPayout(em: SqlEntityManager, id: number): Promise<Payo
   return row ?? null;
 }
 
+/**
+ * The scrape-time source of the settlement gauges: every gauge of one scrape asks at once, and
+ * they share one read of the database.
+ */
+export function settlementSource(read: () => SqlEntityManager): () => Promise<SettlementSnapshot> {
+  let inFlight: Promise<SettlementSnapshot> | null = null;
+  return () =>
+    (inFlight ??= settlementSnapshot(read()).finally(() => {
+      inFlight = null;
+    }));
+}
+
 export async function settlementSnapshot(em: SqlEntityManager): Promise<SettlementSnapshot> {
   const unconfirmed = await em.execute<{ chain: string; count: number; oldest_s: number }[]>(
     `select chain, count(*)::int as count, coalesce(max(extract(epoch from now() - broadcast_at)), 0)::int as oldest_s
