@@ -63,7 +63,12 @@ export async function workDuePayouts(deps: PayoutWorkerDeps, stopping: AbortSign
       [...byChain.values()].map(async (lane) => {
         const confirmed: PayoutRow[] = [];
         for (const p of lane) {
-          if ((await workPayout(deps, p)) === 'confirmed') confirmed.push(p);
+          const outcome = await workPayout(deps, p).catch((err) => {
+            // The database failed us: the payout's lease runs out and a later pass takes it again.
+            deps.log.error('payout job failed', { payout_id: p.id, err });
+            return 'later' as const;
+          });
+          if (outcome === 'confirmed') confirmed.push(p);
         }
         await markPaid(deps, confirmed);
       }),

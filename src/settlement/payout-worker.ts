@@ -51,7 +51,7 @@ export const retryDelayMs = (cfg: SettlementConfig, attempts: number): number =>
 /** What a step left to do: the confirmed payouts are marked by the caller, a batch at a time. */
 export type StepOutcome = 'confirmed' | 'later';
 
-/** One step of one payout (see the file comment). Never throws: a failure is recorded on the payout. */
+/** One step of one payout (see the file comment). A failure is recorded on the payout; throws only when the database does. */
 export async function workPayout(deps: PayoutWorkerDeps, p: PayoutRow): Promise<StepOutcome> {
   const em = sqlOf(deps.orm);
   const log = deps.log.child({ payout_id: p.id, chain: p.chain });
