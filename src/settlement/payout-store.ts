@@ -214,7 +214,7 @@ export function settlementSource(read: () => SqlEntityManager): () => Promise<Se
     }));
 }
 
-export async function settlementSnapshot(em: SqlEntityManager): Promise<SettlementSnapshot> {
+async function settlementSnapshot(em: SqlEntityManager): Promise<SettlementSnapshot> {
   const unconfirmed = await em.execute<{ chain: string; count: number; oldest_s: number }[]>(
     `select chain, count(*)::int as count, coalesce(max(extract(epoch from now() - broadcast_at)), 0)::int as oldest_s
        from payout where status <> 'sent' and broadcast_at is not null group by chain`,

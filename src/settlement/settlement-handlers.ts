@@ -34,7 +34,7 @@ export interface SettlementHandlerDeps {
   orKey?: (op: 'requestPayout', signed: Handler, plain: Handler) => Handler;
 }
 
-export const payoutJson = (seller: Pick<SellerRow, 'wallet'>, p: PayoutRow) => ({
+const payoutJson = (seller: Pick<SellerRow, 'wallet'>, p: PayoutRow) => ({
   id: p.id,
   wallet: seller.wallet,
   chain: p.chain,
