@@ -58,7 +58,11 @@ export async function workDuePayouts(deps: PayoutWorkerDeps, stopping: AbortSign
     const leased = await leaseDuePayouts(em, { dueBy: t, limit: PAYOUT_BATCH, leaseMs: deps.config.leaseMs });
     if (!leased.length) break;
     const byChain = new Map<string, PayoutRow[]>();
-    for (const p of leased) byChain.set(p.chain, [...(byChain.get(p.chain) ?? []), p]);
+    for (const p of leased) {
+      const lane = byChain.get(p.chain);
+      if (lane) lane.push(p);
+      else byChain.set(p.chain, [p]);
+    }
     await Promise.all(
       [...byChain.values()].map(async (lane) => {
         const confirmed: PayoutRow[] = [];
