@@ -172,15 +172,17 @@ export async function markConfirmed(em: SqlEntityManager, ids: number[]): Promis
 
 /**
  * A failed attempt: kept visible (status 'failed', the error text), tried again after a back-off.
- * `dropTx`: the recorded transaction can never land (failed on chain, or expired), so the next
- * attempt signs a new one; otherwise it stays, and the next attempt looks it up first.
+ * `dropTx`: that recorded transaction can never land (failed on chain, or expired), so the next
+ * attempt signs a new one; it is dropped only if it is still the recorded one (a worker whose
+ * lease ran out must not drop a newer transaction another worker recorded and sent). Null: the
+ * recorded transaction stays, and the next attempt looks it up first.
  */
-export async function recordFailure(em: SqlEntityManager, id: number, p: { error: string; retryInMs: number; dropTx: boolean }): Promise<void> {
+export async function recordFailure(em: SqlEntityManager, id: number, p: { error: string; retryInMs: number; dropTx: string | null }): Promise<void> {
   await em.execute(
     `update payout set status = 'failed', error = ?, attempts = attempts + 1, next_attempt_at = now() + (? * interval '1 millisecond')
-       ${p.dropTx ? ', tx = null, raw = null, valid_until = null, broadcast_at = null' : ''}
-     where id = ? and status <> 'sent'`,
-    [p.error.slice(0, 2000), p.retryInMs, id],
+       ${p.dropTx !== null ? ', tx = null, raw = null, valid_until = null, broadcast_at = null' : ''}
+     where id = ? and status <> 'sent' ${p.dropTx !== null ? 'and tx = ?' : ''}`,
+    [p.error.slice(0, 2000), p.retryInMs, id, ...(p.dropTx !== null ? [p.dropTx] : [])],
   );
 }
 

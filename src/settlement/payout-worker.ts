@@ -55,7 +55,7 @@ export type StepOutcome = 'confirmed' | 'later';
 export async function workPayout(deps: PayoutWorkerDeps, p: PayoutRow): Promise<StepOutcome> {
   const em = sqlOf(deps.orm);
   const log = deps.log.child({ payout_id: p.id, chain: p.chain });
-  const fail = async (error: string, dropTx: boolean): Promise<StepOutcome> => {
+  const fail = async (error: string, dropTx: string | null): Promise<StepOutcome> => {
     const retryInMs = retryDelayMs(deps.config, p.attempts);
     deps.metrics.payouts.inc({ chain: p.chain, outcome: 'failed' });
     log.warn('payout attempt failed; retrying later', { error, attempts: p.attempts + 1, retry_in_ms: retryInMs });
@@ -63,12 +63,12 @@ export async function workPayout(deps: PayoutWorkerDeps, p: PayoutRow): Promise<
     return 'later';
   };
   const sender = deps.senders[p.chain];
-  if (!sender) return fail(`no payout sender is configured for ${p.chain}`, false);
+  if (!sender) return fail(`no payout sender is configured for ${p.chain}`, null);
   try {
     return await step(deps, em, sender, p, fail);
   } catch (e) {
     // Whatever the step was, the row still tells the truth (a recorded tx is looked up next time).
-    return fail((e as Error).message ?? String(e), false);
+    return fail((e as Error).message ?? String(e), null);
   }
 }
 
@@ -90,7 +90,7 @@ export async function markPaid(deps: PayoutWorkerDeps, confirmed: PayoutRow[]): 
         ids.push(...(await markConfirmed(em, [p.id])));
       } catch (e) {
         deps.log.error('a confirmed payout could not be marked', { payout_id: p.id, err: e });
-        await recordFailure(em, p.id, { error: (e as Error).message, retryInMs: retryDelayMs(deps.config, p.attempts), dropTx: false }).catch(() => undefined);
+        await recordFailure(em, p.id, { error: (e as Error).message, retryInMs: retryDelayMs(deps.config, p.attempts), dropTx: null }).catch(() => undefined);
       }
     }
     if (confirmed.length > 1) deps.log.warn('marking a batch of payouts failed; marked one by one', { err });
@@ -109,7 +109,7 @@ async function step(
   em: SqlEntityManager,
   sender: PayoutSender,
   p: PayoutRow,
-  fail: (error: string, dropTx: boolean) => Promise<StepOutcome>,
+  fail: (error: string, dropTx: string | null) => Promise<StepOutcome>,
 ): Promise<StepOutcome> {
   const hook = async (point: HookPoint) => deps.hooks?.at(point, { id: p.id, chain: p.chain });
   const confirmed = async (): Promise<StepOutcome> => {
@@ -127,8 +127,8 @@ async function step(
   const afterBroadcast = async (prepared: PreparedPayout): Promise<StepOutcome> => {
     const state = await sender.lookup(prepared);
     if (state === 'confirmed') return confirmed();
-    if (state === 'failed') return fail(`transaction ${prepared.tx} failed on chain`, true);
-    if (state === 'expired') return fail(`transaction ${prepared.tx} expired before landing`, true);
+    if (state === 'failed') return fail(`transaction ${prepared.tx} failed on chain`, prepared.tx);
+    if (state === 'expired') return fail(`transaction ${prepared.tx} expired before landing`, prepared.tx);
     return wait(null, true);
   };
 
@@ -137,7 +137,7 @@ async function step(
     const state = await sender.lookup(prepared);
     if (state === 'confirmed') return confirmed();
     if (state === 'pending') return wait(late(), true);
-    if (state === 'failed') return fail(`transaction ${prepared.tx} failed on chain`, true);
+    if (state === 'failed') return fail(`transaction ${prepared.tx} failed on chain`, prepared.tx);
     if (state === 'not_found') {
       await sender.broadcast(prepared);
       return afterBroadcast(prepared);
