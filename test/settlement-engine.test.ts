@@ -17,7 +17,10 @@ import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { call, evmSigner, nowS, register, solanaSigner } from './helpers/sellers.ts';
 import { assertIdentities, balances, fakeSender, insertEarnings, insertSeller, movableClock, requestPayoutBody, settleUntil, type FakeSender } from './helpers/settlement.ts';
 import type { PayoutChain } from '../src/chains/payout-sender.ts';
-import type { HookPoint } from '../src/settlement/payout-worker.ts';
+import { workPayout, type HookPoint } from '../src/settlement/payout-worker.ts';
+import { findPayout } from '../src/settlement/payout-store.ts';
+import { sqlOf } from '../src/sellers/seller-store.ts';
+import { silentLogger } from '../src/log.ts';
 
 const ENV = { SCHEDULER_TICK_MS: '0', PAYOUT_RETRY_BASE_MS: '40', PAYOUT_POLL_MS: '1', PAYOUT_REQUEST_INTERVAL_SECONDS: '3600' };
 
@@ -231,6 +234,33 @@ describe('recovery and failures', () => {
     assert.notEqual(q2.tx, q.tx, 'a new transaction');
     assert.equal(h.senders.base.received.get(wallet2), 2_910_000n);
     assertIdentities(await balances(h.c, id2), assert, 'expired');
+  });
+
+  test('a worker whose lease ran out neither sends its own transaction nor drops the one recorded since', async () => {
+    const id = await insertSeller(h.c, { wallet: evmWallet(), chain: 'base' });
+    await insertEarnings(h.c, id, [1_500_000n]);
+    h.clock.toNextMidnight();
+    h.senders.base.mode = 'drop';
+    await t.app.runScheduledJobs();
+    const [p] = await payoutsOf(h.c, id);
+    const recorded = await findPayout(sqlOf(t.app.orm), p.id);
+    const deps = { orm: t.app.orm, senders: h.senders, config: t.app.config.settlement, metrics: t.app.metrics, log: silentLogger };
+    const before = { prepares: h.senders.base.prepares, broadcasts: h.senders.base.broadcasts };
+    // The stale worker read the row before any transaction was recorded.
+    await workPayout(deps, { ...recorded!, tx: null, raw: null, valid_until: null });
+    assert.equal(h.senders.base.prepares, before.prepares + 1, 'it signed one');
+    assert.equal(h.senders.base.broadcasts, before.broadcasts, 'but did not send it');
+    assert.equal((await payoutsOf(h.c, id))[0].tx, p.tx, 'the recorded transaction stays');
+    // A stale worker that judged an older transaction failed does not drop the recorded one.
+    h.senders.base.mode = 'fail-on-chain';
+    const older = await h.senders.base.prepare('0x0000000000000000000000000000000000000001', 1n);
+    await h.senders.base.broadcast(older);
+    await workPayout(deps, { ...recorded!, ...{ tx: older.tx, raw: older.raw, valid_until: older.validUntil } });
+    assert.equal((await payoutsOf(h.c, id))[0].tx, p.tx, 'still the recorded transaction');
+    h.senders.base.mode = 'ok';
+    await h.c.query(`update payout set next_attempt_at = now() where id = $1`, [p.id]);
+    await settleUntil(t.app, allFinal(h.c));
+    assertIdentities(await balances(h.c, id), assert);
   });
 
   test('a chain with no sender: the payout waits with its reason, others are paid', async () => {
