@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   proxy: () => import('./proxy.ts'),
   'paid-load': () => import('./paid-load.ts'),
   startup: () => import('./startup.ts'),
+  settlement: () => import('./settlement.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

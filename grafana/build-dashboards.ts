@@ -253,6 +253,31 @@ export const DASHBOARDS: DashboardSpec[] = [
         targets: [{ expr: 'max by (chain) (paycall_payouts_unconfirmed)', legend: '{{chain}}' }],
       },
       {
+        title: 'Oldest unconfirmed payout',
+        description: 'Age of the oldest payout transaction broadcast and not confirmed, by chain. Alert PaycallPayoutUnconfirmed after 30 minutes.',
+        unit: 's',
+        width: 8,
+        targets: [{ expr: 'max by (chain) (paycall_payouts_unconfirmed_age_seconds)', legend: '{{chain}}' }],
+      },
+      {
+        title: 'Payouts waiting for a retry',
+        description: 'Payouts whose last attempt failed; retried with back-off (the reason is in payout.error).',
+        unit: 'short',
+        width: 8,
+        targets: [{ expr: 'max by (chain) (paycall_payouts_retrying)', legend: '{{chain}}' }],
+      },
+      {
+        title: 'Last settlement: sellers and USDC',
+        description: 'What the last finished daily settlement paid.',
+        unit: 'short',
+        type: 'stat',
+        width: 8,
+        targets: [
+          { expr: 'max(paycall_settlement_last_run_sellers)', legend: 'sellers' },
+          { expr: `max(paycall_settlement_last_run_atomic) / ${USDC}`, legend: 'USDC' },
+        ],
+      },
+      {
         title: 'Settlement runs by outcome',
         description: 'success and failure per day.',
         unit: 'short',

@@ -50,6 +50,13 @@ import { createKeyUsage } from './accounts/key-usage.ts';
 import { createKeyAuth, refuseBearer, type KeyOperation } from './accounts/with-api-key.ts';
 import { createAccountHandlers } from './accounts/account-handlers.ts';
 import { createDocsHandlers, scalarStandalone } from './docs/docs.handlers.ts';
+import type { PayoutSenders } from './chains/payout-sender.ts';
+import { createPayoutSenders } from './chains/create-payout-senders.ts';
+import { createSettlementHandlers } from './settlement/settlement-handlers.ts';
+import { createSettlementJobs } from './settlement/daily.ts';
+import type { SettlementHooks } from './settlement/payout-worker.ts';
+import { settlementSource } from './settlement/payout-store.ts';
+import { sqlOf } from './sellers/seller-store.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const VERSION: string = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version;
@@ -60,21 +67,32 @@ export interface App {
   http: HttpServer;
   metrics: Metrics;
   listen(): Promise<AddressInfo>;
-  /** Runs the scheduled jobs (probes) once now, whether or not this instance ticks. */
+  /** Runs the scheduled jobs (probes, settlement and payouts) once now, whether or not this instance ticks. */
   runScheduledJobs(): Promise<void>;
   /** Graceful: stop accepting, finish in-flight requests, then close pools and the database. */
   close(): Promise<void>;
 }
 
 
-/**
- * `chains`, when given, replaces config.chains once it resolves: the devnet profile starts its
- * chains while the contract, the database and PDFium load here (start-up time).
- */
-export async function createApp(config: Config, log: Logger, opts: { chains?: Promise<Config['chains']> } = {}): Promise<App> {
+/** What tests (and the crash fixture) put in place of the real parts; never set in production. */
+export interface AppOverrides {
+  /**
+   * Replaces config.chains once it resolves: the devnet profile starts its chains while the
+   * contract, the database and PDFium load here (start-up time).
+   */
+  chains?: Promise<Config['chains']>;
+  /** The treasury senders (default: one per configured chain). */
+  payoutSenders?: PayoutSenders;
+  /** The settlement's clock: a test moves it past midnight instead of waiting. */
+  now?: () => Date;
+  /** Pause or kill points on the payout path (test/fixtures/settlement-crash.ts). */
+  settlementHooks?: SettlementHooks;
+}
+
+export async function createApp(config: Config, log: Logger, overrides: AppOverrides = {}): Promise<App> {
   // Small documents are inspected on this thread; PDFium loads now, not on the first quote.
   const opened = openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, log });
-  const [contract, orm, chains] = await Promise.all([loadContract(`${root}openapi.yaml`), opened, opts.chains ?? config.chains, preloadPdfParser()]).catch(async (e: unknown) => {
+  const [contract, orm, chains] = await Promise.all([loadContract(`${root}openapi.yaml`), opened, overrides.chains ?? config.chains, preloadPdfParser()]).catch(async (e: unknown) => {
     // Whatever failed (the devnet, say), a database that did open is closed cleanly.
     await opened.then((db) => db.close(true)).catch(() => undefined);
     throw e;
@@ -108,6 +126,12 @@ export async function createApp(config: Config, log: Logger, opts: { chains?: Pr
   const scheduler = createScheduler({ tickMs: config.sellers.schedulerTickMs, log: log.child({ component: 'scheduler' }) });
   const lifecycle = { orm, config: config.sellers, metrics: sellerMetrics, log: log.child({ component: 'sellers' }), client: upstream };
   scheduler.register(createProbeJobs(lifecycle));
+  // Settlement: daily at 00:00 UTC and requested payouts, sent from the treasuries.
+  const payoutSenders: PayoutSenders = overrides.payoutSenders ?? (config.chains ? createPayoutSenders(config.chains, log.child({ component: 'payouts' })) : {});
+  const settlementLog = log.child({ component: 'settlement' });
+  scheduler.register(
+    createSettlementJobs({ orm, senders: payoutSenders, config: config.settlement, metrics, log: settlementLog, hooks: overrides.settlementHooks, now: overrides.now ?? (() => new Date()) }),
+  );
   // Forwarded calls are signed (RFC 9421); the devnet keeps its generated key in the data directory.
   const signer = createForwardSigner(
     config.proxy.signingKey ? parseSigningKey(config.proxy.signingKey) : loadOrCreateSigningKey(join(config.dataDir, 'forward-signing-key.pem')),
@@ -158,6 +182,16 @@ export async function createApp(config: Config, log: Logger, opts: { chains?: Pr
     implemented,
     createAccountHandlers({ orm, serviceName: config.serviceName, secret: apiKeySecret, keys, onRefusal: (reason) => sellerMetrics.signatureRefusals.inc({ reason }) }),
   );
+  Object.assign(
+    implemented,
+    createSettlementHandlers({
+      orm,
+      config: config.settlement,
+      signature: { serviceName: config.serviceName, orm, onRefusal: (reason) => sellerMetrics.signatureRefusals.inc({ reason }) },
+      kick: scheduler.kick,
+      orKey: keys.orSignature,
+    }),
+  );
   // API reference: /docs (Scalar, served from the installed package) and /openapi.yaml.
   Object.assign(implemented, createDocsHandlers({ serviceName: config.serviceName, contractFile: `${root}openapi.yaml`, viewer: scalarStandalone() }));
   const inspected = createLru<string, { kind: DocumentKind; pages: number }>(4096);
@@ -174,6 +208,7 @@ export async function createApp(config: Config, log: Logger, opts: { chains?: Pr
 
   // Operator metrics: scrape-time gauges, and empty definitions of those no feature registered.
   metrics.sources.toolPool = () => pool.stats();
+  metrics.sources.settlement = settlementSource(() => sqlOf(orm));
   metrics.sources.dependencies = createDependencyProbe({ pingDatabase: () => pingDatabase(orm), adapters, chains: config.chains, maxAgeMs: 30_000, timeoutMs: 3_000 });
   declareMissing(metrics.registry);
 

@@ -81,6 +81,7 @@ export interface Config {
   shutdownTimeoutMs: number;
   sellers: SellersConfig;
   proxy: ProxyConfig;
+  settlement: SettlementConfig;
   /** devnet profile: start the local chains with the service (PAYCALL_START_DEVNET=0 to skip, e.g. when one runs already). */
   startDevnet: boolean;
   /** Rate limits per bucket (RATE_LIMITS); null when off. */
@@ -128,6 +129,29 @@ export interface SellersConfig {
   schedulerTickMs: number;
   /** Tests only (no environment variable): a DNS lookup used instead of the system resolver. */
   lookup?: import('node:net').LookupFunction;
+}
+
+/**
+ * Daily settlement and payouts (src/settlement/). The settlement time is the spec's 00:00 UTC and
+ * not configurable; tests move the clock instead (createApp's `now`).
+ */
+export interface SettlementConfig {
+  /** A seller whose unsettled net earnings are below this (atomic USDC) is carried over to a later day. */
+  minAtomic: bigint;
+  /** A seller may request a payout at most once per this many seconds. */
+  requestIntervalSeconds: number;
+  /** A payout broadcast this long ago and still not confirmed is reported (log, payout error, age gauge). */
+  confirmTimeoutSeconds: number;
+  /** A failed payout is tried again after base x 2^(attempts - 1), capped at retryMaxMs. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** How soon an unconfirmed payout transaction is looked up again. */
+  pollMs: number;
+  /**
+   * An instance working on a payout (or running the day's settlement) holds it this long; after
+   * a crash another instance (or the restarted one) takes it over once it has passed.
+   */
+  leaseMs: number;
 }
 
 /** Paid forwarding to sellers' upstreams (proxy and paywall modes). */
@@ -291,6 +315,19 @@ function sellersConfig(env: Env, profile: Profile): SellersConfig {
   };
 }
 
+function settlementConfig(env: Env): SettlementConfig {
+  const retryBaseMs = int(env, 'PAYOUT_RETRY_BASE_MS', 60_000, 1, 86_400_000);
+  return {
+    minAtomic: BigInt(int(env, 'PAYOUT_MIN_ATOMIC', 10_000, 1, 1_000_000_000_000)),
+    requestIntervalSeconds: int(env, 'PAYOUT_REQUEST_INTERVAL_SECONDS', 3_600, 0, 30 * 86_400),
+    confirmTimeoutSeconds: int(env, 'PAYOUT_CONFIRM_TIMEOUT_SECONDS', 1_800, 1, 7 * 86_400),
+    retryBaseMs,
+    retryMaxMs: Math.max(retryBaseMs, int(env, 'PAYOUT_RETRY_MAX_MS', 3_600_000, 1, 7 * 86_400_000)),
+    pollMs: int(env, 'PAYOUT_POLL_MS', 5_000, 1, 3_600_000),
+    leaseMs: int(env, 'PAYOUT_LEASE_MS', 300_000, 100, 3_600_000),
+  };
+}
+
 // --- Rate limits (RATE_LIMITS, REDIS_URL) ----------------------------------------------------
 
 /** quote: unpaid calls to paid endpoints, per client address; facilitator: POST /v1/_facilitator/solana, per address; seller, keys, payout: per wallet. */
@@ -372,6 +409,7 @@ export function loadConfig(env: Env): Config {
       signingKey: profile === 'production' ? required(env, 'FORWARD_SIGNING_KEY', /./, 'an Ed25519 key (PKCS#8 PEM or a base64 32-byte seed)') : (env.FORWARD_SIGNING_KEY || null),
       signingKeyId: str(env, 'FORWARD_SIGNING_KEY_ID', 'paycall-1'),
     },
+    settlement: settlementConfig(env),
     startDevnet: profile === 'devnet' && oneOf(env, 'PAYCALL_START_DEVNET', ['0', '1'] as const, '1') === '1',
     rateLimits: parseRateLimits(env.RATE_LIMITS),
     redisUrl: url(env, 'REDIS_URL', null, ['redis:', 'rediss:']),

@@ -258,7 +258,7 @@ export interface Payment {
   takeBps: number;
   fee: bigint;
   net: bigint;
-  /** Settlement reference: the payout that paid this row's net to the seller; null = unsettled. */
+  /** Settlement reference: the payout that paid this row's net to the seller; null = unsettled. Set only once that payout is confirmed on chain. */
   payoutId: number | null;
   /** The wallet of the `pay` API key the call was made with (its lookup key), beside the paying address; null without a key. */
   buyerWallet: string | null;
@@ -337,18 +337,33 @@ export const UsedSignatureSchema = new EntitySchema<UsedSignature>({
   },
 });
 
+/**
+ * pending: written (the intent), being signed, sent or confirmed; sent: confirmed on chain, its
+ * rows carry payout_id (final); failed: the last attempt failed, retried at next_attempt_at.
+ */
 export type PayoutStatus = 'pending' | 'sent' | 'failed';
 export interface Payout {
   id: number;
   sellerId: number;
+  /** The destination: the seller's registered wallet on `chain`. */
   wallet: string;
   chain: string;
+  /** = sum(net) of the payment rows its payout_item rows claim. */
   amount: bigint;
   status: PayoutStatus;
+  /** The signed transaction (id, raw bytes, nonce / last valid block height), recorded before broadcast. */
   tx: string | null;
+  raw: string | null;
+  validUntil: string | null;
   error: string | null;
   /** The UTC day (YYYY-MM-DD) of a daily settlement run, null for a requested payout. */
   settlementDay: string | null;
+  /** Failed attempts so far (back-off exponent). */
+  attempts: number;
+  /** Due for work then; while an instance works on it, the end of its lease. */
+  nextAttemptAt: Date;
+  broadcastAt: Date | null;
+  confirmedAt: Date | null;
   createdAt: Date;
   sentAt: Date | null;
 }
@@ -363,12 +378,63 @@ export const PayoutSchema = new EntitySchema<Payout>({
     amount: amount(),
     status: { type: 'string', length: 16, default: 'pending' },
     tx: { type: 'string', length: 128, nullable: true },
+    raw: { type: 'text', nullable: true },
+    validUntil: { type: 'string', length: 32, nullable: true },
     error: { type: 'text', nullable: true },
     settlementDay: { type: 'string', length: 10, nullable: true },
+    attempts: { type: 'integer', default: 0 },
+    nextAttemptAt: { type: 'datetime', columnType: 'timestamptz', defaultRaw: 'now()' },
+    broadcastAt: nullableTime(),
+    confirmedAt: nullableTime(),
     createdAt: createdAt(),
     sentAt: nullableTime(),
   },
   uniques: [{ name: 'payout_seller_day_unique', properties: ['sellerId', 'settlementDay'] }],
+});
+
+/**
+ * A payment row claimed by a payout, written with the payout (before anything is sent). The
+ * primary key is the payment: a row is claimed by one payout, ever.
+ */
+export interface PayoutItem {
+  paymentId: number;
+  payoutId: number;
+}
+export const PayoutItemSchema = new EntitySchema<PayoutItem>({
+  name: 'PayoutItem',
+  tableName: 'payout_item',
+  properties: {
+    paymentId: { type: 'bigint', primary: true },
+    payoutId: { type: 'bigint', index: 'payout_item_payout_idx' },
+  },
+});
+
+/** One daily settlement: its primary key makes one instance the day's runner. */
+export interface SettlementRun {
+  day: string;
+  /** Rows created before this instant are settled by this run (the day boundary, 00:00 UTC). */
+  cutoff: Date;
+  startedAt: Date;
+  /** A runner that died mid-run loses the run to another instance after this. */
+  leaseUntil: Date;
+  finishedAt: Date | null;
+  sellers: number;
+  totalAtomic: bigint;
+  carriedOver: number;
+}
+export const SettlementRunSchema = new EntitySchema<SettlementRun>({
+  name: 'SettlementRun',
+  tableName: 'settlement_run',
+  properties: {
+    day: { type: 'string', length: 10, primary: true },
+    cutoff: { type: 'datetime', columnType: 'timestamptz' },
+    startedAt: createdAt(),
+    leaseUntil: { type: 'datetime', columnType: 'timestamptz' },
+    finishedAt: nullableTime(),
+    sellers: { type: 'integer', default: 0 },
+    totalAtomic: { ...amount(), default: 0 },
+    carriedOver: { type: 'integer', default: 0 },
+  },
 });
 
 /** Upstream error counts per endpoint and hour, for the seller errors query and lifecycle. */
@@ -406,5 +472,7 @@ export const allEntities = [
   ApiKeySchema,
   UsedSignatureSchema,
   PayoutSchema,
+  PayoutItemSchema,
+  SettlementRunSchema,
   EndpointErrorCountSchema,
 ];

@@ -571,7 +571,12 @@ export interface paths {
      *     for that chain. The destination is never taken from the request. Signed action
      *     `request_payout` (payloadHash: keccak-256 of the wallet as sent), or a Bearer key with
      *     scope `payout:request` (then the body may be omitted). The payout is sent
-     *     asynchronously: poll the account or stats to follow it.
+     *     asynchronously: poll the account or stats to follow it (the earnings stay withdrawable
+     *     until its transaction is confirmed). It covers every unsettled earning not already part
+     *     of a payout; below the minimum payout (10000 atomic units by default) the answer is
+     *     `409 nothing_to_pay`, while another payout of the seller is unfinished `409
+     *     payout_in_progress`, and within the request interval (one hour by default) of the
+     *     previous requested payout `429 rate_limited` with `Retry-After`.
      */
     post: operations["requestPayout"];
     delete?: never;

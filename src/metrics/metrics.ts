@@ -16,6 +16,17 @@ export interface MetricSources {
   toolPool?: () => { workers: number; busy: number; queued: number };
   /** Database and chain reachability plus wallet balances, cached by the caller (see dependency-probe.ts). */
   dependencies?: () => Promise<DependencySnapshot>;
+  /** Payouts and settlement runs as the database has them (src/settlement/payout-store.ts). */
+  settlement?: () => Promise<SettlementSnapshot>;
+}
+
+export interface SettlementSnapshot {
+  /** Broadcast, not confirmed: count and age of the oldest, by chain. */
+  unconfirmed: { chain: string; count: number; oldest_s: number }[];
+  /** Unfinished payouts whose last attempt failed (retried with back-off), by chain. */
+  retrying: { chain: string; count: number }[];
+  /** The last finished daily settlement. */
+  lastRun: { finished_s: number; sellers: number; total_atomic: string } | null;
 }
 
 export interface DependencySnapshot {
@@ -56,9 +67,34 @@ export interface Metrics {
   settlementPaidOut: Counter<'chain'>;
   /** Payouts by chain and outcome: sent, confirmed, failed, carried_over. */
   payouts: Counter<'chain' | 'outcome'>;
-  /** Payouts sent whose transaction is not confirmed yet (set by the settlement job). */
+  /** Payouts sent whose transaction is not confirmed yet (read from the database at scrape time). */
   payoutsUnconfirmed: Gauge<'chain'>;
 }
+
+/**
+ * A gauge read from the settlement source at scrape time; a database outage (or no source)
+ * keeps the previous figures.
+ */
+const settlementGaugeOf =
+  (sources: MetricSources, registers: Registry[]) =>
+  <L extends string>(name: string, help: string, labelNames: L[], read: (s: SettlementSnapshot) => (readonly [Partial<Record<L, string>>, number])[]): Gauge<L> =>
+    new Gauge<L>({
+      name,
+      help,
+      labelNames,
+      registers,
+      async collect() {
+        let s: SettlementSnapshot | undefined;
+        try {
+          s = await sources.settlement?.();
+        } catch {
+          return;
+        }
+        if (!s) return;
+        this.reset();
+        for (const [labels, value] of read(s)) this.set(labels, value);
+      },
+    });
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -119,6 +155,19 @@ export function createMetrics(): Metrics {
     },
   });
 
+  // Settlement state for operators (docs/settlement.md): how long payouts wait for their chain,
+  // which ones are being retried, and what the last daily run paid.
+  const byChain = <R extends { chain: string }>(rows: R[], value: (r: R) => number) => rows.map((r) => [{ chain: r.chain }, value(r)] as const);
+  const settlementGauge = settlementGaugeOf(sources, registers);
+  settlementGauge('paycall_payouts_unconfirmed_age_seconds', 'Age of the oldest payout transaction broadcast and not confirmed yet, by chain', ['chain'], (s) =>
+    byChain(s.unconfirmed, (u) => u.oldest_s),
+  );
+  settlementGauge('paycall_payouts_retrying', 'Unfinished payouts whose last attempt failed (retried with back-off), by chain', ['chain'], (s) =>
+    byChain(s.retrying, (r) => r.count),
+  );
+  settlementGauge('paycall_settlement_last_run_sellers', 'Sellers paid by the last finished daily settlement', [], (s) => [[{}, s.lastRun?.sellers ?? 0]]);
+  settlementGauge('paycall_settlement_last_run_atomic', 'USDC (atomic units) the last finished daily settlement paid out', [], (s) => [[{}, Number(s.lastRun?.total_atomic ?? 0)]]);
+
   return {
     registry,
     sources,
@@ -165,11 +214,18 @@ export function createMetrics(): Metrics {
       registers,
     }),
     settlementRuns: new Counter({ name: 'paycall_settlement_runs_total', help: 'Daily settlement runs by outcome (success, failure)', labelNames: ['outcome'], registers }),
-    settlementDuration: new Histogram({ name: 'paycall_settlement_duration_seconds', help: 'Daily settlement run time', buckets: [1, 5, 15, 60, 300, 900, 1800, 3600], registers }),
-    settlementLastSuccess: new Gauge({ name: 'paycall_settlement_last_success_timestamp_seconds', help: 'Unix time the last daily settlement finished successfully (0: never on this instance)', registers }),
+    settlementDuration: new Histogram({ name: 'paycall_settlement_duration_seconds', help: 'Daily settlement run time (payouts written; sending follows)', buckets: [0.1, 1, 5, 15, 60, 300, 900, 1800, 3600], registers }),
+    settlementLastSuccess: settlementGauge(
+      'paycall_settlement_last_success_timestamp_seconds',
+      'Unix time the last daily settlement finished (from the database: every instance reports it; 0: never)',
+      [],
+      (s) => [[{}, s.lastRun?.finished_s ?? 0]],
+    ),
     settlementPaidOut: new Counter({ name: 'paycall_settlement_paid_out_atomic_total', help: 'USDC paid to sellers (atomic units) by payout chain', labelNames: ['chain'], registers }),
     payouts: new Counter({ name: 'paycall_payouts_total', help: 'Seller payouts by chain and outcome (sent, confirmed, failed, carried_over)', labelNames: ['chain', 'outcome'], registers }),
-    payoutsUnconfirmed: new Gauge({ name: 'paycall_payouts_unconfirmed', help: 'Payouts sent whose transaction is not confirmed yet, by chain', labelNames: ['chain'], registers }),
+    payoutsUnconfirmed: settlementGauge('paycall_payouts_unconfirmed', 'Payouts sent whose transaction is not confirmed yet, by chain', ['chain'], (s) =>
+      byChain(s.unconfirmed, (u) => u.count),
+    ),
   };
 }
 

@@ -1,7 +1,7 @@
 /** Starts the real app on port 0 against a given database; returns its base URL. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createApp, type App } from '../../src/app.ts';
+import { createApp, type App, type AppOverrides } from '../../src/app.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
 
 export interface TestApp {
@@ -20,8 +20,8 @@ export function testConfig(env: Record<string, string | undefined>): Config {
   return loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMITS: 'off', API_KEY_SECRET: TEST_API_KEY_SECRET, ...env });
 }
 
-export async function startTestApp(config: Config, log: Logger = createLogger(process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent')): Promise<TestApp> {
-  const app = await createApp(config, log);
+export async function startTestApp(config: Config, log: Logger = createLogger(process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'silent'), overrides: AppOverrides = {}): Promise<TestApp> {
+  const app = await createApp(config, log, overrides);
   const address = await app.listen();
   const baseUrl = `http://127.0.0.1:${address.port}`;
   return { app, baseUrl, close: () => app.close() };

@@ -3,10 +3,12 @@ import { Migration20261121073529_initial } from './Migration20261121073529_initi
 import { Migration20261123040000_payment_integrity } from './Migration20261123040000_payment_integrity.ts';
 import { Migration20261123040000_seller_marketplace } from './Migration20261123040000_seller_marketplace.ts';
 import { Migration20261123090000_api_keys } from './Migration20261123090000_api_keys.ts';
+import { Migration20261123091000_settlement } from './Migration20261123091000_settlement.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121073529_initial', class: Migration20261121073529_initial },
   { name: 'Migration20261123040000_payment_integrity', class: Migration20261123040000_payment_integrity },
   { name: 'Migration20261123040000_seller_marketplace', class: Migration20261123040000_seller_marketplace },
   { name: 'Migration20261123090000_api_keys', class: Migration20261123090000_api_keys },
+  { name: 'Migration20261123091000_settlement', class: Migration20261123091000_settlement },
 ];

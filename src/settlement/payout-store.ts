@@ -1,0 +1,230 @@
+/**
+ * SQL of the settlement (raw SQL through the ORM's connection; set-based: one statement per
+ * batch of sellers, never one per ledger row).
+ *
+ * The money rules live here:
+ * - a payout row is the intent: it is written in the same transaction that claims its payment
+ *   rows (payout_item, primary key the payment: a row is claimed once), before anything is
+ *   signed or sent;
+ * - payout.amount = sum(net) of its claimed rows, checked in SQL in that transaction (a mismatch
+ *   rolls it back);
+ * - payment.payout_id (the settlement reference the account's withdrawable balance reads) is set
+ *   for all rows of a payout in the one statement that marks the payout confirmed ('sent');
+ * - claims of one seller are serialized by locking the seller row, so the daily settlement and
+ *   a requested payout racing for the same seller never see each other's rows half claimed.
+ */
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { PayoutChain, PreparedPayout } from '../chains/payout-sender.ts';
+import type { PayoutStatus } from '../db/entities.ts';
+import type { SettlementSnapshot } from '../metrics/metrics.ts';
+
+/** A payout as the worker reads it (amount as decimal text: numeric(78,0) never goes through a float). */
+export interface PayoutRow {
+  id: number;
+  seller_id: number;
+  wallet: string;
+  chain: PayoutChain;
+  amount: string;
+  status: PayoutStatus;
+  tx: string | null;
+  raw: string | null;
+  valid_until: string | null;
+  error: string | null;
+  settlement_day: string | null;
+  attempts: number;
+  /** Seconds since the transaction was broadcast (null: not broadcast yet). */
+  broadcast_age_s: number | null;
+  created_at: string;
+}
+
+const PAYOUT_COLUMNS = `o.id::int as id, o.seller_id, o.wallet, o.chain, o.amount::text as amount, o.status, o.tx, o.raw, o.valid_until, o.error, o.settlement_day,
+  o.attempts, extract(epoch from now() - o.broadcast_at)::int as broadcast_age_s, extract(epoch from o.created_at)::bigint as created_at`;
+
+/**
+ * The destination of a seller `s`: its registered wallet for its payout chain, or else a wallet
+ * of the same family (EVM 0x addresses for the EVM chains, base58 for Solana). Null: none (the
+ * seller is carried over; registration makes this impossible for sellers it creates).
+ */
+const DESTINATION = `coalesce(
+  (select w.address from seller_wallet w where w.seller_id = s.id and w.chain = s.payout_chain order by w.id limit 1),
+  (select w.address from seller_wallet w where w.seller_id = s.id and (w.address like '0x%') = (s.payout_chain <> 'solana') order by w.id limit 1))`;
+
+export class AmountMismatchError extends Error {
+  constructor(what: string) {
+    super(`payout amount differs from the sum of its ledger rows (${what}); nothing was written`);
+    this.name = 'AmountMismatchError';
+  }
+}
+
+export interface ClaimResult {
+  /** Payouts written, by chain: count and total atomic amount. */
+  created: { id: number; chain: PayoutChain; amount: string }[];
+  /** Sellers below the minimum, by payout chain. */
+  carriedOver: Record<string, number>;
+  /** Sellers with earnings but no wallet on their payout chain. */
+  noDestination: number;
+}
+
+/** A PostgreSQL int[] literal (query parameters would spread a JS array into a list). */
+const intArray = (ids: number[]) => `{${ids.map((i) => Math.trunc(i)).join(',')}}`;
+
+/** Locks the sellers' rows for this transaction (claims of one seller are serialized). */
+const lockSellers = (tx: SqlEntityManager, ids: number[]) => tx.execute(`select id from seller where id = any(?::int[]) order by id for update`, [intArray(ids)]);
+
+/**
+ * Writes one payout per seller of `sellerIds` whose unclaimed net earnings created before
+ * `cutoff` reach `minAtomic`, and claims those rows, in the caller's transaction.
+ * `day` null: a requested payout (not bound to a settlement day).
+ */
+export async function claimPayouts(
+  tx: SqlEntityManager,
+  p: { sellerIds: number[]; cutoff: string; minAtomic: bigint; day: string | null },
+): Promise<ClaimResult> {
+  await lockSellers(tx, p.sellerIds);
+  // Data-modifying CTEs share one snapshot: the sums, the inserted payouts and the claimed rows
+  // describe the same rows. The seller locks above keep another claimer out of them.
+  const [r] = await tx.execute<{ created: ClaimResult['created'] | null; carried: Record<string, number> | null; no_destination: number; mismatched: number }[]>(
+    `with unclaimed as (
+       select p.id, p.seller_id, p.net from payment p
+        where p.seller_id = any(?::int[]) and p.payout_id is null and p.created_at < ?::timestamptz
+          and not exists (select 1 from payout_item i where i.payment_id = p.id)),
+     sums as (select seller_id, sum(net) as total from unclaimed group by seller_id),
+     due as (
+       select s.id as seller_id, s.payout_chain as chain, ${DESTINATION} as wallet, sums.total
+         from sums join seller s on s.id = sums.seller_id),
+     ins as (
+       insert into payout (seller_id, wallet, chain, amount, status, settlement_day)
+       select seller_id, wallet, chain, total, 'pending', ? from due where total >= ? and wallet is not null
+       on conflict (seller_id, settlement_day) do nothing
+       returning id, seller_id, chain, amount),
+     claimed as (
+       insert into payout_item (payment_id, payout_id)
+       select u.id, ins.id from unclaimed u join ins on ins.seller_id = u.seller_id
+       returning payment_id, payout_id),
+     claimed_sums as (select c.payout_id as id, sum(p.net) as total from claimed c join payment p on p.id = c.payment_id group by c.payout_id)
+     select
+       (select json_agg(json_build_object('id', i.id, 'chain', i.chain, 'amount', i.amount::text) order by i.id) from ins i) as created,
+       (select json_object_agg(chain, n) from (select chain, count(*) as n from due where total < ? group by chain) c) as carried,
+       (select count(*) from due where total >= ? and wallet is null)::int as no_destination,
+       (select count(*) from ins i left join claimed_sums c on c.id = i.id where c.total is distinct from i.amount)::int as mismatched`,
+    [intArray(p.sellerIds), p.cutoff, p.day, p.minAtomic.toString(), p.minAtomic.toString(), p.minAtomic.toString()],
+  );
+  if (r.mismatched > 0) throw new AmountMismatchError(`${r.mismatched} payout(s)`);
+  return { created: (r.created ?? []).map((c) => ({ ...c, id: Number(c.id) })), carriedOver: r.carried ?? {}, noDestination: r.no_destination };
+}
+
+/**
+ * Leases up to `limit` due, unfinished payouts (FOR UPDATE SKIP LOCKED): next_attempt_at moves
+ * past the lease, so no other instance takes them meanwhile, and a payout of an instance that
+ * died is due again when its lease ends. Oldest first: recovery before new work. Only those due
+ * by `dueBy` (the pass's start): one rescheduled during the pass waits for the next pass.
+ */
+export function leaseDuePayouts(em: SqlEntityManager, p: { dueBy: string; limit: number; leaseMs: number }): Promise<PayoutRow[]> {
+  return em.execute<PayoutRow[]>(
+    `with due as (
+       select id from payout where status <> 'sent' and next_attempt_at <= ?::timestamptz
+        order by next_attempt_at, id limit ? for update skip locked)
+     update payout o set next_attempt_at = now() + (? * interval '1 millisecond')
+       from due where o.id = due.id
+     returning ${PAYOUT_COLUMNS}`,
+    [p.dueBy, p.limit, p.leaseMs],
+  );
+}
+
+/**
+ * Records a signed transaction before it is broadcast. Compare-and-set on the transaction the
+ * worker saw (`previousTx`, null for the first): false means another worker recorded one
+ * meanwhile, and this one must not be broadcast.
+ */
+export async function recordPrepared(em: SqlEntityManager, id: number, previousTx: string | null, p: PreparedPayout): Promise<boolean> {
+  const rows = await em.execute<{ id: number }[]>(
+    `update payout set status = 'pending', tx = ?, raw = ?, valid_until = ?, broadcast_at = null where id = ? and status <> 'sent' and tx is not distinct from ? returning id`,
+    [p.tx, p.raw, p.validUntil, id, previousTx],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Payouts confirmed on chain: in one statement, mark them 'sent' and set payout_id on all their
+ * claimed rows; for each, the marked sum must equal its amount, or the transaction is rolled
+ * back. Set-based (one statement for a whole batch of payouts). Returns the ids marked now
+ * (not those marked already by another worker or an earlier pass).
+ */
+export async function markConfirmed(em: SqlEntityManager, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  return em.transactional(async (tx) => {
+    const [r] = await tx.execute<{ marked: number[] | null; mismatched: number }[]>(
+      `with o as (
+         update payout set status = 'sent', confirmed_at = now(), sent_at = now(), broadcast_at = coalesce(broadcast_at, now()), error = null
+          where id = any(?::bigint[]) and status <> 'sent' returning id, amount),
+       m as (
+         update payment p set payout_id = i.payout_id from payout_item i join o on o.id = i.payout_id
+          where i.payout_id = any(?::bigint[]) and p.id = i.payment_id and p.payout_id is null returning p.payout_id, p.net),
+       ms as (select payout_id as id, sum(net) as total from m group by payout_id)
+       select (select json_agg(id::int) from o) as marked,
+              (select count(*) from o left join ms on ms.id = o.id where ms.total is distinct from o.amount)::int as mismatched`,
+      [intArray(ids), intArray(ids)],
+    );
+    if (r.mismatched > 0) throw new AmountMismatchError(`${r.mismatched} of payouts ${ids.join(', ')}`);
+    return r.marked ?? [];
+  });
+}
+
+/**
+ * A failed attempt: kept visible (status 'failed', the error text), tried again after a back-off.
+ * `dropTx`: that recorded transaction can never land (failed on chain, or expired), so the next
+ * attempt signs a new one; it is dropped only if it is still the recorded one (a worker whose
+ * lease ran out must not drop a newer transaction another worker recorded and sent). Null: the
+ * recorded transaction stays, and the next attempt looks it up first.
+ */
+export async function recordFailure(em: SqlEntityManager, id: number, p: { error: string; retryInMs: number; dropTx: string | null }): Promise<void> {
+  await em.execute(
+    `update payout set status = 'failed', error = ?, attempts = attempts + 1, next_attempt_at = now() + (? * interval '1 millisecond')
+       ${p.dropTx !== null ? ', tx = null, raw = null, valid_until = null, broadcast_at = null' : ''}
+     where id = ? and status <> 'sent' ${p.dropTx !== null ? 'and tx = ?' : ''}`,
+    [p.error.slice(0, 2000), p.retryInMs, id, ...(p.dropTx !== null ? [p.dropTx] : [])],
+  );
+}
+
+/**
+ * Not final yet: look again after `inMs` (a note, e.g. "unconfirmed for 40 min", stays visible).
+ * `broadcast`: the transaction has been broadcast (its age counts from the first time).
+ */
+export async function recordWaiting(em: SqlEntityManager, id: number, p: { inMs: number; note?: string | null; broadcast: boolean }): Promise<void> {
+  await em.execute(
+    `update payout set next_attempt_at = now() + (? * interval '1 millisecond'), error = coalesce(?, error)
+       ${p.broadcast ? ', broadcast_at = coalesce(broadcast_at, now())' : ''}
+     where id = ? and status <> 'sent'`,
+    [p.inMs, p.note ?? null, id],
+  );
+}
+
+export async function findPayout(em: SqlEntityManager, id: number): Promise<PayoutRow | null> {
+  const [row] = await em.execute<PayoutRow[]>(`select ${PAYOUT_COLUMNS} from payout o where o.id = ?`, [id]);
+  return row ?? null;
+}
+
+/**
+ * The scrape-time source of the settlement gauges: every gauge of one scrape asks at once, and
+ * they share one read of the database.
+ */
+export function settlementSource(read: () => SqlEntityManager): () => Promise<SettlementSnapshot> {
+  let inFlight: Promise<SettlementSnapshot> | null = null;
+  return () =>
+    (inFlight ??= settlementSnapshot(read()).finally(() => {
+      inFlight = null;
+    }));
+}
+
+async function settlementSnapshot(em: SqlEntityManager): Promise<SettlementSnapshot> {
+  const unconfirmed = await em.execute<{ chain: string; count: number; oldest_s: number }[]>(
+    `select chain, count(*)::int as count, coalesce(max(extract(epoch from now() - broadcast_at)), 0)::int as oldest_s
+       from payout where status <> 'sent' and broadcast_at is not null group by chain`,
+  );
+  const retrying = await em.execute<{ chain: string; count: number }[]>(`select chain, count(*)::int as count from payout where status = 'failed' group by chain`);
+  const [lastRun] = await em.execute<{ finished_s: number; sellers: number; total_atomic: string }[]>(
+    `select extract(epoch from finished_at)::bigint::int as finished_s, sellers, total_atomic::text as total_atomic
+       from settlement_run where finished_at is not null order by day desc limit 1`,
+  );
+  return { unconfirmed, retrying, lastRun: lastRun ?? null };
+}
