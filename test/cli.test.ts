@@ -3,8 +3,8 @@
  * pays from the devnet's first account (found through devnet.json), and writes the answer;
  * the spend cap, the confirmation and bad usage each end with their own exit code. The seller
  * commands run end to end against the same service and a local upstream; the key, account
- * and payout commands are checked for the requests they send (their server side is not
- * released yet: see the tests marked WAITING ON THE SERVER).
+ * and payout commands run against it too, and against a stand-in service that does not offer
+ * them (501, exit 4), which records the requests they send for a check against the contract.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -137,6 +137,23 @@ test('paycall seller: register, publish, list, a paid call, stats, errors, updat
   assert.equal(errors.status, 200);
   await assertMatchesContract('getSellerErrors', 200, errors.body);
 
+  // The seller's earnings (20000 paid, 4 % proxy take) and a payout of them now, sent on Base.
+  const earned = await paycallJson(['account', ...wallet]);
+  assert.equal(earned.status, 200);
+  await assertMatchesContract('getAccount', 200, earned.body);
+  assert.deepEqual({ earned: earned.body.earned_atomic, withdrawable: earned.body.withdrawable_atomic }, { earned: '19200', withdrawable: '19200' });
+  const payout = await paycallJson(['payout', ...wallet]);
+  assert.equal(payout.status, 202, JSON.stringify(payout.body));
+  await assertMatchesContract('requestPayout', 202, payout.body);
+  assert.deepEqual({ amount: payout.body.amount_atomic, chain: payout.body.chain, to: payout.body.to }, { amount: '19200', chain: 'base', to: registered.body.wallet });
+  await eventually('the payout is confirmed', async () => {
+    await t.app.runScheduledJobs();
+    return (await paycallJson(['account', ...wallet])).body.withdrawable_atomic === '0';
+  });
+  const paidOut = await paycall(['payout', ...wallet]);
+  assert.equal(paidOut.code, 1, 'nothing left to pay');
+  assert.match(paidOut.stderr, /409 nothing_to_pay|429 rate_limited/);
+
   const updated = await paycallJson(['seller', 'update', id, '--price', '25000', '--desc', 'Echoes, dearer', ...wallet]);
   assert.equal(updated.status, 200, JSON.stringify(updated.body));
   assert.deepEqual({ price: updated.body.atomic_price, desc: updated.body.desc, upstream: updated.body.upstream_url }, { price: '25000', desc: 'Echoes, dearer', upstream: `${upstream.url}/echo` });
@@ -184,9 +201,9 @@ test('wallet commands: --help everywhere, bad usage is exit 2', async () => {
 });
 
 /**
- * A stand-in for the service that records what the CLI sends: /v1/_meta names the service,
- * every other request is answered 501 as the real service does for an operation it does not
- * offer yet. The recorded requests are checked against the contract, as the server would.
+ * A stand-in for a service that records what the CLI sends: /v1/_meta names the service,
+ * every other request is answered 501, as a deployment that does not offer an operation would
+ * (an older version, say). The recorded requests are checked against the contract, as the server would.
  */
 async function recordingService() {
   const seen: { req: IncomingMessage; url: URL; body: string }[] = [];
@@ -241,26 +258,28 @@ test('keys, account and payout send the requests of the contract, signed by the 
   }
 });
 
-// WAITING ON THE SERVER: API keys, the account and payouts are built in other branches. Until
-// they land the service answers 501 not_implemented (exit 4); once they do, this test asks
-// for their real answers (2xx, or the contract's refusals for a wallet that sold nothing).
-test('keys, account and payout against the service: 501 until their server side lands, then the answers of the contract', async () => {
+test('keys and account against the service: issue, list with the key, the account by key and by signature, revoke', async () => {
   const key = generatePrivateKey();
   const env = { PAYCALL_WALLET_KEY: key };
-  const issued = await paycallJson(['keys', 'issue', '--label', 'cli', '--scope', 'read'], { env });
+  const issued = await paycallJson(['keys', 'issue', '--label', 'cli', '--scope', 'read', '--scope', 'balance:read'], { env });
+  assert.equal(issued.status, 201, JSON.stringify(issued.body));
+  await assertMatchesContract('issueApiKey', 201, issued.body);
+  assert.match(issued.body.api_key, /^pc_live_[A-Za-z0-9_-]{43}$/);
+  const listed = await paycallJson(['keys', 'list', '--api-key', issued.body.api_key]);
+  assert.equal(listed.status, 200);
+  await assertMatchesContract('listApiKeys', 200, listed.body);
+  assert.deepEqual(listed.body.keys.map((k: { id: number }) => k.id), [issued.body.id]);
+  assert.ok(!JSON.stringify(listed.body).includes(issued.body.api_key), 'the secret is never listed');
   const account = await paycallJson(['account'], { env });
-  const payout = await paycallJson(['payout'], { env });
-  for (const [operationId, a, landed] of [['issueApiKey', issued, [201]], ['getAccount', account, [200]], ['requestPayout', payout, [404, 409]]] as const) {
-    if (a.status === 501) assert.equal(a.body.error, 'not_implemented', operationId);
-    else {
-      assert.ok((landed as readonly number[]).includes(a.status), `${operationId} answered ${a.status}: ${JSON.stringify(a.body)}`);
-      await assertMatchesContract(operationId, a.status, a.body);
-    }
-  }
-  if (issued.status === 201) {
-    const listed = await paycallJson(['keys', 'list', '--api-key', issued.body.api_key]);
-    assert.equal(listed.status, 200);
-    const revoked = await paycallJson(['keys', 'revoke', String(issued.body.id)], { env });
-    assert.equal(revoked.status, 200);
-  }
+  assert.equal(account.status, 200);
+  await assertMatchesContract('getAccount', 200, account.body);
+  assert.deepEqual({ wallet: account.body.wallet, earned: account.body.earned_atomic, spent: account.body.spent_atomic }, { wallet: privateKeyToAccount(key).address, earned: '0', spent: '0' });
+  const notSeller = await paycall(['payout'], { env });
+  assert.equal(notSeller.code, 1);
+  assert.match(notSeller.stderr, /404 seller_not_found/);
+  const revoked = await paycallJson(['keys', 'revoke', String(issued.body.id)], { env });
+  assert.equal(revoked.status, 200);
+  const dead = await paycall(['keys', 'list', '--api-key', issued.body.api_key]);
+  assert.equal(dead.code, 1);
+  assert.match(dead.stderr, /401 invalid_api_key/);
 });

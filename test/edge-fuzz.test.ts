@@ -5,7 +5,7 @@
  * wrong types, missing fields, huge and unicode strings, NUL, bad %-escapes, invalid UTF-8,
  * truncated multipart envelopes and PDFs, forged payment proofs. Against the real server on
  * port 0, a real PostgreSQL database and a test devnet (so payment proofs reach the chain
- * adapters), every answer must be below 500 — except a 501 or 503 that the operation
+ * adapters), every answer must be below 500 — except a 503 that the operation
  * documents — and every error must be a JSON body with a string `error`. The process must
  * still answer /v1/_health at the end. Runs are bounded; a failure prints its seed and the
  * shrunk request.
@@ -315,8 +315,8 @@ function requestFor(op: Op): fc.Arbitrary<HostileRequest> {
 function check(op: Op, req: HostileRequest, res: Answer): void {
   const what = `${op.operationId}: ${req.method} ${req.target.slice(0, 300)} -> ${res.status} ${res.body.slice(0, 300)}`;
   if (res.status >= 500) {
-    // A 501 (capability not released) or 503 (busy / no chains) only where the contract says so.
-    assert.ok((res.status === 501 || res.status === 503) && op.documented.has(String(res.status)), `undocumented 5xx: ${what}`);
+    // A 503 (busy / no chains) only where the contract says so.
+    assert.ok(res.status === 503 && op.documented.has(String(res.status)), `undocumented 5xx: ${what}`);
   }
   if (res.status >= 400) {
     assert.match(res.contentType, /^application\/json/, `error without a JSON body: ${what}`);

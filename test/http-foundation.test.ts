@@ -139,15 +139,6 @@ test('a chunked add-endpoint body is refused with 413 while it streams, before i
   assert.equal(JSON.parse(answer.body).error, 'body_too_large');
 });
 
-test('operations whose issue has not landed answer 501 not_implemented and say so', async () => {
-  // Payouts land with the settlement work; until then requestPayout is the one such operation.
-  const res = await fetch(`${t.baseUrl}/v1/_seller/0x${'a'.repeat(40)}/payouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signature: '0x12', timestamp: 1 }) });
-  assert.equal(res.status, 501);
-  const body = (await res.json()) as any;
-  assert.equal(body.error, 'not_implemented');
-  assert.match(body.message, /requestPayout is part of the contract but not implemented yet/);
-});
-
 test('without chain configuration a paid call answers 503 service_unavailable instead of an unpayable quote', async () => {
   const { makePdf } = await import('./helpers/paid.ts');
   const res = await fetch(`${t.baseUrl}/v1/pdf-text`, { method: 'POST', headers: { 'content-type': 'application/pdf' }, body: new Uint8Array(await makePdf(1, 'no-chains')) });

@@ -1835,11 +1835,6 @@ export interface components {
       /** @enum {string} */
       error: "rate_limited";
     };
-    /** @description The error body with `error` not_implemented. */
-    NotImplementedError: components["schemas"]["Error"] & {
-      /** @enum {string} */
-      error: "not_implemented";
-    };
     /** @description The error body with `error` internal_error. */
     InternalError: components["schemas"]["Error"] & {
       /** @enum {string} */
@@ -2204,15 +2199,6 @@ export interface components {
         "application/json": components["schemas"]["RateLimitedError"];
       };
     };
-    /** @description The operation is part of the contract but its capability has not been released on this deployment yet; the message names it. Clients should treat it like 503 and not retry at once. */
-    NotImplemented: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
-        "application/json": components["schemas"]["NotImplementedError"];
-      };
-    };
     /** @description An unexpected failure. `request_id` identifies it in the service's logs. */
     InternalError: {
       headers: {
@@ -2430,7 +2416,6 @@ export type SchemaEndpointSuspendedError = components['schemas']['EndpointSuspen
 export type SchemaUpstream5xxError = components['schemas']['Upstream5xxError'];
 export type SchemaUpstreamTimeoutError = components['schemas']['UpstreamTimeoutError'];
 export type SchemaRateLimitedError = components['schemas']['RateLimitedError'];
-export type SchemaNotImplementedError = components['schemas']['NotImplementedError'];
 export type SchemaInternalError = components['schemas']['InternalError'];
 export type SchemaInvalidSignatureError = components['schemas']['InvalidSignatureError'];
 export type SchemaSignatureAlreadyUsedError = components['schemas']['SignatureAlreadyUsedError'];
@@ -2480,7 +2465,6 @@ export type ResponseSellerReadBadRequest = components['responses']['SellerReadBa
 export type ResponseSellerReadUnauthorized = components['responses']['SellerReadUnauthorized'];
 export type ResponseSellerWriteUnauthorized = components['responses']['SellerWriteUnauthorized'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
-export type ResponseNotImplemented = components['responses']['NotImplemented'];
 export type ResponseInternalError = components['responses']['InternalError'];
 export type ParameterXPayment = components['parameters']['XPayment'];
 export type ParameterPaymentSignature = components['parameters']['PaymentSignature'];
@@ -3084,7 +3068,6 @@ export interface operations {
       403: components["responses"]["InsufficientScope"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   issueApiKey: {
@@ -3132,7 +3115,6 @@ export interface operations {
       413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   revokeApiKey: {
@@ -3199,7 +3181,6 @@ export interface operations {
       409: components["responses"]["SignatureAlreadyUsed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   getAccount: {
@@ -3258,7 +3239,6 @@ export interface operations {
       403: components["responses"]["InsufficientScope"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   registerSeller: {
@@ -3712,7 +3692,6 @@ export interface operations {
       413: components["responses"]["JsonBodyTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      501: components["responses"]["NotImplemented"];
     };
   };
   solanaFacilitator: {

@@ -50,8 +50,3 @@ export function toErrorAnswer(err: unknown, requestId: string): ErrorAnswer {
     body: { error: 'internal_error', message: `Internal error; quote request id ${requestId} when reporting it.`, request_id: requestId },
   };
 }
-
-export const notImplemented = (operationId: string, issue: string): AppError =>
-  new AppError('not_implemented', 501, `${operationId} is part of the contract but not implemented yet (${issue}).`, {
-    hint: 'This operation lands with a later issue; see GET /v1/_meta for what is live.',
-  });
