@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
-import { call, evmSigner, nowS, register, solanaSigner } from './helpers/sellers.ts';
+import { call, evmSigner, nowS, register, signedQuery, solanaSigner } from './helpers/sellers.ts';
 import { assertIdentities, balances, fakeSender, insertEarnings, insertSeller, movableClock, requestPayoutBody, settleUntil, type FakeSender } from './helpers/settlement.ts';
 import type { PayoutChain } from '../src/chains/payout-sender.ts';
 import { workPayout, type HookPoint } from '../src/settlement/payout-worker.ts';
@@ -151,7 +151,8 @@ describe('recovery and failures', () => {
   after(() => stop(h));
 
   test('a failing payout is retried with back-off, its error visible, and does not hold the others', async () => {
-    const bad = await insertSeller(h.c, { wallet: evmWallet(), chain: 'base' });
+    const badSigner = evmSigner();
+    const bad = await insertSeller(h.c, { wallet: badSigner.wallet, chain: 'base' });
     const good = await insertSeller(h.c, { wallet: evmWallet(), chain: 'polygon' });
     const goodBase = await insertSeller(h.c, { wallet: evmWallet(), chain: 'base' });
     const refused = (await h.c.query('select wallet from seller where id = $1', [goodBase])).rows[0].wallet;
@@ -171,6 +172,15 @@ describe('recovery and failures', () => {
     const m = await (await fetch(`${t.baseUrl}/metrics`)).text();
     assert.match(m, /paycall_payouts_total\{chain="base",outcome="failed"\} 2/);
     assert.match(m, /paycall_payouts_retrying\{chain="base"\} 2/);
+    // The seller sees it in its account: the payout, its attempts and the reason.
+    const account = await call(t.baseUrl, 'getAccount', 'GET', `/v1/account?wallet=${badSigner.wallet}&${await signedQuery(badSigner, 'read_account')}`);
+    assert.equal(account.status, 200, JSON.stringify(account.body));
+    assert.deepEqual(
+      account.body.payouts.map((p: any) => ({ status: p.status, attempts: p.attempts, amount: p.amount_atomic, chain: p.chain })), // eslint-disable-line @typescript-eslint/no-explicit-any
+      [{ status: 'failed', attempts: 1, amount: '970000', chain: 'base' }],
+    );
+    assert.match(account.body.payouts[0].error, /insufficient funds/);
+    assert.equal(account.body.withdrawable_atomic, '970000', 'not settled while it fails');
 
     h.senders.base.mode = 'ok';
     h.senders.base.refuse.add(refused);

@@ -47,6 +47,22 @@ export async function accountBalances(em: SqlEntityManager, wallet: string): Pro
   return { earned: settled + withdrawable, settled, withdrawable, spent: BigInt(row.spent), endpointsCount: row.endpoints, payoutChain: seller?.payout_chain ?? null };
 }
 
+/** How many of a seller's latest payouts the account shows. */
+const RECENT_PAYOUTS = 10;
+
+/**
+ * A seller's latest payouts, newest first, in the contract's Payout shape: a payout that keeps
+ * failing on chain shows its attempts and last error here (it is retried with back-off).
+ */
+export async function recentPayouts(em: SqlEntityManager, sellerWallet: string, sellerId: number) {
+  const rows = await em.execute<{ id: number; chain: string; wallet: string; amount: string; status: string; tx: string | null; attempts: number; error: string | null; created_at: string }[]>(
+    `select id::int as id, chain, wallet, amount::text as amount, status, tx, attempts, error, floor(extract(epoch from created_at))::bigint as created_at
+       from payout where seller_id = ? order by id desc limit ${RECENT_PAYOUTS}`,
+    [sellerId],
+  );
+  return rows.map((p) => ({ id: p.id, wallet: sellerWallet, chain: p.chain, to: p.wallet, amount_atomic: p.amount, status: p.status, tx: p.tx, attempts: p.attempts, error: p.error, created_at: Number(p.created_at) }));
+}
+
 /** The account's wallet when signed: the `wallet` query parameter, without which the credentials are incomplete. */
 export function accountWallet(ctx: RequestContext): string {
   const wallet = ctx.query.wallet;
@@ -58,7 +74,9 @@ export function accountWallet(ctx: RequestContext): string {
 export function accountHandler(deps: { orm: Database }): Handler {
   return async (ctx) => {
     const wallet = ctx.apiKey?.wallet ?? accountWallet(ctx);
-    const b = await accountBalances(deps.orm.em.fork() as unknown as SqlEntityManager, wallet);
+    const em = deps.orm.em.fork() as unknown as SqlEntityManager;
+    const b = await accountBalances(em, wallet);
+    const seller = b.payoutChain !== null ? await findSellerByWallet(em, wallet) : null;
     return {
       status: 200,
       body: {
@@ -70,6 +88,7 @@ export function accountHandler(deps: { orm: Database }): Handler {
         // A wallet that sells nothing would be paid on its own chain's family default.
         payout_chain: b.payoutChain ?? (walletKind(wallet) === 'solana' ? 'solana' : 'base'),
         endpoints_count: b.endpointsCount,
+        ...(seller ? { payouts: await recentPayouts(em, seller.wallet, seller.id) } : {}),
         ...(ctx.apiKey ? { scopes: ctx.apiKey.scopes } : {}),
       },
     };

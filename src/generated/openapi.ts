@@ -1470,6 +1470,8 @@ export interface components {
       endpoints_count: number;
       /** @description Present only when called with a Bearer key, its scopes. */
       scopes?: components["schemas"]["Scope"][];
+      /** @description Present for a seller: its latest payouts, newest first (daily settlement and requested ones). `status` `sent` is confirmed on chain; a `pending` payout with `attempts` and an `error` is being retried with back-off. */
+      payouts?: components["schemas"]["Payout"][];
     };
     /** @description A body that carries only a wallet signature of the operation's action. */
     SignedRequest: {
@@ -1749,6 +1751,10 @@ export interface components {
       status: "pending" | "sent" | "failed";
       /** @description The payout transaction, once sent. */
       tx: string | null;
+      /** @description Send attempts that failed so far (a failed one is retried with back-off). */
+      attempts?: number;
+      /** @description The last failure, while the payout is retried. */
+      error?: string | null;
       created_at: components["schemas"]["UnixSeconds"];
     };
     /** @description Every error answer. */
