@@ -286,15 +286,16 @@ export function readPageText(page: PdfPage): PageText {
   const frame = makeFrame(view.width, view.height, dominant, vt);
   const toFrame = (px: number, py: number) => frame.toFrame(vt[0] * px + vt[2] * py + vt[4], vt[1] * px + vt[3] * py + vt[5]);
   const runs: TextRun[] = raw.map((r, i) => {
-    const corners = [toFrame(r.left, r.bottom), toFrame(r.right, r.bottom), toFrame(r.left, r.top), toFrame(r.right, r.top)];
-    const us = corners.map((p) => p[0]);
-    const vs = corners.map((p) => p[1]);
-    const bottom = Math.max(...vs);
+    const [u1, v1] = toFrame(r.left, r.bottom);
+    const [u2, v2] = toFrame(r.right, r.bottom);
+    const [u3, v3] = toFrame(r.left, r.top);
+    const [u4, v4] = toFrame(r.right, r.top);
+    const bottom = Math.max(v1, v2, v3, v4);
     return {
       text: r.text,
-      x0: Math.min(...us),
-      x1: Math.max(...us),
-      top: Math.min(...vs),
+      x0: Math.min(u1, u2, u3, u4),
+      x1: Math.max(u1, u2, u3, u4),
+      top: Math.min(v1, v2, v3, v4),
       bottom,
       // Runs in another direction than the page's have no usable origin in this frame:
       // the bottom of their box, less a typical descent, stands in.
@@ -358,13 +359,18 @@ export function buildFragments(runs: TextRun[], gapFactor = FRAGMENT_GAP): Fragm
   for (const line of lines) {
     line.sort((a, b) => a.x0 - b.x0);
     let current: TextRun[] = [];
+    // Right edge of the fragment so far, kept as runs join (a line of single-glyph runs would
+    // otherwise cost a scan per run).
+    let reach = -Infinity;
     for (const run of line) {
       const last = current[current.length - 1];
-      if (last && run.x0 - Math.max(...current.map((r) => r.x1)) > gapFactor * Math.max(last.size, run.size)) {
+      if (last && run.x0 - reach > gapFactor * Math.max(last.size, run.size)) {
         fragments.push(makeFragment(current));
         current = [];
+        reach = -Infinity;
       }
       current.push(run);
+      if (run.x1 > reach) reach = run.x1;
     }
     if (current.length) fragments.push(makeFragment(current));
   }
