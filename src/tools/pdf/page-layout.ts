@@ -317,6 +317,12 @@ const dominantBy = <T>(runs: TextRun[], key: (r: TextRun) => T): T => {
 };
 
 export function makeFragment(runs: TextRun[]): Fragment {
+  // Most fragments are one run (a line set in one text object): the general case below
+  // reduced to it, without its arrays and maps.
+  if (runs.length === 1) {
+    const r = runs[0];
+    return { runs, text: r.text.replace(/\s+/g, ' ').trim(), x0: r.x0, x1: r.x1, baseline: r.baseline, top: r.top, bottom: r.bottom, size: Math.round(Math.round(r.size * 10) / 10 * 10) / 10, fontId: r.fontId };
+  }
   let text = '';
   let prev: TextRun | null = null;
   for (const r of runs) {
@@ -516,20 +522,29 @@ const sameRow = (a: Box, b: Box) => Math.abs(a.baseline - b.baseline) <= SAME_LI
 
 /** Groups fragments (already in reading order) into paragraphs. */
 export function buildBlocks(ordered: Fragment[]): Block[] {
-  const blocks: Block[] = [];
-  let current: Fragment[] = [];
-  const flush = () => {
-    if (!current.length) return;
-    const runs = current.flatMap((f) => f.runs);
-    blocks.push({
-      lines: current,
-      x0: Math.min(...current.map((f) => f.x0)),
-      x1: Math.max(...current.map((f) => f.x1)),
-      top: Math.min(...current.map((f) => f.top)),
-      bottom: Math.max(...current.map((f) => f.bottom)),
+  return groupBlocks(ordered).map((lines) => {
+    const runs = lines.flatMap((f) => f.runs);
+    return {
+      lines,
+      x0: Math.min(...lines.map((f) => f.x0)),
+      x1: Math.max(...lines.map((f) => f.x1)),
+      top: Math.min(...lines.map((f) => f.top)),
+      bottom: Math.max(...lines.map((f) => f.bottom)),
       size: dominantBy(runs, (r) => Math.round(r.size * 10) / 10),
       fontId: dominantBy(runs, (r) => r.fontId),
-    });
+    };
+  });
+}
+
+/**
+ * The lines of each paragraph of buildBlocks, without the paragraph's box, size and font:
+ * all that plain text needs to tell a line break from a paragraph break.
+ */
+export function groupBlocks(ordered: Fragment[]): Fragment[][] {
+  const blocks: Fragment[][] = [];
+  let current: Fragment[] = [];
+  const flush = () => {
+    if (current.length) blocks.push(current);
     current = [];
   };
   for (const f of ordered) {
