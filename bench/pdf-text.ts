@@ -3,8 +3,11 @@
  * test/fixtures/corpus/), beside poppler's pdftotext on the same files in the same run.
  *
  * For each document: pages per second through the tool pool for one document at a time (split
- * over the idle workers) and for as many documents at once as there are cores, pdftotext the
- * same two ways, and the ratios (pool / pdftotext). Then, in this thread, the per-page time
+ * over the idle workers, pages taken in chunks; beside it, in "(halves)", the split of before,
+ * a fixed half per worker) and for as many documents at once as there are cores, pdftotext the
+ * same two ways, and the ratios (pool / pdftotext); then the same as pages per CPU-second (the
+ * process's CPU time, all its threads, while the pool ran; pdftotext's from its children), the
+ * figures that hold when other work shares the machine. Then, in this thread, the per-page time
  * split of the PDFium engine (parse: document + page content; text: PDFium's text page and
  * characters -> runs; layout: reading order, blocks, text) beside the pdf.js engine used before
  * (bench/pdfjs-text-engine.ts), so the before/after comparison is in the same run, and pages
@@ -67,12 +70,22 @@ interface BenchDocument {
 export interface DocumentFigures {
   name: string;
   pages: number;
-  /** Pool, one document at a time (split over idle workers), pages/s. */
+  /** Pool, one document at a time (split over idle workers, pages in chunks), pages/s. */
   pool: number;
+  /** The same with the split of before: a fixed half of the pages per worker. */
+  poolHalves: number;
   /** Pool, `cores` copies at once, pages/s. */
   poolParallel: number;
   pdftotext: number | null;
   pdftotextParallel: number | null;
+  /**
+   * Pages per CPU-second of the whole process (its worker threads) while the pool ran one
+   * document at a time / `cores` at once, and of pdftotext the same two ways: what the work
+   * costs, whatever else the machine is doing.
+   */
+  poolCpu: number;
+  poolParallelCpu: number;
+  pdftotextParallelCpu: number | null;
   /** This thread, PDFium engine: ms per page. */
   pdfium: EngineTimes & { pagesPerSecond: number };
   /** Pages per CPU-second: PDFium engine in this thread, and pdftotext (one process at a time). */
@@ -112,6 +125,13 @@ async function medianSeconds(rounds: number, job: () => Promise<unknown>): Promi
   return median(times);
 }
 
+/** medianSeconds, and the CPU seconds that `cpu` counted over all runs (warm-up included: rounds + 1). */
+async function timed(rounds: number, cpu: () => number, job: () => Promise<unknown>): Promise<{ seconds: number; cpuSeconds: number }> {
+  const c0 = cpu();
+  const seconds = await medianSeconds(rounds, job);
+  return { seconds, cpuSeconds: Math.max(0.001, cpu() - c0) };
+}
+
 /** The PDFium engine in this thread, its time split per stage. */
 async function pdfiumSplit(bytes: Uint8Array): Promise<EngineTimes> {
   const times: EngineTimes = { parseMs: 0, textMs: 0, layoutMs: 0 };
@@ -147,19 +167,25 @@ async function engineFigures(pages: number, rounds: number, once: () => Promise<
   return { parseMs: m.parseMs / pages, textMs: m.textMs / pages, layoutMs: m.layoutMs / pages, pagesPerSecond: (pages * 1000) / total(m) };
 }
 
-async function measure(doc: BenchDocument, pool: ToolPool, cores: number, rounds: number, poppler: boolean, withPdfjs: boolean): Promise<DocumentFigures> {
-  const single = await medianSeconds(rounds, () => pool.run('pdf-text', new Uint8Array(doc.bytes)));
-  const parallel = await medianSeconds(Math.max(1, Math.ceil(rounds / 2)), () => Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', new Uint8Array(doc.bytes)))));
+async function measure(doc: BenchDocument, pools: { chunks: ToolPool; halves: ToolPool }, cores: number, rounds: number, poppler: boolean, withPdfjs: boolean): Promise<DocumentFigures> {
+  const half = Math.max(1, Math.ceil(rounds / 2));
+  const once = (pool: ToolPool) => pool.run('pdf-text', new Uint8Array(doc.bytes));
+  const single = await timed(rounds, ownCpuSeconds, () => once(pools.chunks));
+  const halves = await medianSeconds(rounds, () => once(pools.halves));
+  const parallel = await timed(half, ownCpuSeconds, () => Promise.all(Array.from({ length: cores }, () => once(pools.chunks))));
   let pdftotext: number | null = null;
   let pdftotextParallel: number | null = null;
   let pdftotextCpu: number | null = null;
+  let pdftotextParallelCpu: number | null = null;
   if (poppler) {
     const args = ['-enc', 'UTF-8', doc.file, '-'];
     const opts = { maxBuffer: 256 * 1024 * 1024 };
-    const cpu0 = childCpuSeconds();
-    pdftotext = doc.pages / (await medianSeconds(rounds, () => run('pdftotext', args, opts)));
-    pdftotextCpu = (doc.pages * (rounds + 1)) / Math.max(0.01, childCpuSeconds() - cpu0);
-    pdftotextParallel = (doc.pages * cores) / (await medianSeconds(Math.max(1, Math.ceil(rounds / 2)), () => Promise.all(Array.from({ length: cores }, () => run('pdftotext', args, opts)))));
+    const one = await timed(rounds, childCpuSeconds, () => run('pdftotext', args, opts));
+    pdftotext = doc.pages / one.seconds;
+    pdftotextCpu = (doc.pages * (rounds + 1)) / one.cpuSeconds;
+    const many = await timed(half, childCpuSeconds, () => Promise.all(Array.from({ length: cores }, () => run('pdftotext', args, opts))));
+    pdftotextParallel = (doc.pages * cores) / many.seconds;
+    pdftotextParallelCpu = (doc.pages * cores * (half + 1)) / many.cpuSeconds;
   }
   const cpu1 = ownCpuSeconds();
   const pdfium = await engineFigures(doc.pages, rounds, () => pdfiumSplit(doc.bytes));
@@ -171,7 +197,22 @@ async function measure(doc: BenchDocument, pool: ToolPool, cores: number, rounds
         return times;
       })
     : null;
-  return { name: doc.name, pages: doc.pages, pool: doc.pages / single, poolParallel: (doc.pages * cores) / parallel, pdftotext, pdftotextParallel, pdfium, pdfiumCpu, pdftotextCpu, pdfjs };
+  return {
+    name: doc.name,
+    pages: doc.pages,
+    pool: doc.pages / single.seconds,
+    poolHalves: doc.pages / halves,
+    poolParallel: (doc.pages * cores) / parallel.seconds,
+    pdftotext,
+    pdftotextParallel,
+    poolCpu: (doc.pages * (rounds + 1)) / single.cpuSeconds,
+    poolParallelCpu: (doc.pages * cores * (half + 1)) / parallel.cpuSeconds,
+    pdftotextParallelCpu,
+    pdfium,
+    pdfiumCpu,
+    pdftotextCpu,
+    pdfjs,
+  };
 }
 
 const f0 = (n: number | null) => (n === null ? '-' : n.toFixed(0));
@@ -180,20 +221,50 @@ const ratio = (a: number, b: number | null) => (b ? a / b : null);
 const split = (e: EngineTimes) => `${e.parseMs.toFixed(2)}/${e.textMs.toFixed(2)}/${e.layoutMs.toFixed(2)}`;
 
 function printTable(rows: DocumentFigures[], cores: number): void {
-  const header = ['document', 'pages', 'pool 1 doc', `pool ${cores} docs`, 'pdftotext 1', `pdftotext ${cores}`, 'ratio 1', `ratio ${cores}`, 'PDFium thread', 'ms/page parse/text/layout', 'CPU: PDFium', 'pdftotext', 'ratio', 'pdf.js thread (before)', 'ms/page parse/text/layout'];
+  const header = [
+    'document',
+    'pages',
+    'pool 1 doc',
+    '(halves)',
+    `pool ${cores} docs`,
+    'pdftotext 1',
+    `pdftotext ${cores}`,
+    'ratio 1',
+    '(halves)',
+    `ratio ${cores}`,
+    'CPU: pool 1',
+    `pool ${cores}`,
+    'pdftotext 1',
+    `pdftotext ${cores}`,
+    'ratio 1',
+    `ratio ${cores}`,
+    'PDFium thread',
+    'ms/page parse/text/layout',
+    'CPU: thread',
+    'ratio',
+    'pdf.js thread (before)',
+    'ms/page parse/text/layout',
+  ];
   const lines = rows.map((r) => [
     r.name,
     String(r.pages),
     f0(r.pool),
+    f0(r.poolHalves),
     f0(r.poolParallel),
     f0(r.pdftotext),
     f0(r.pdftotextParallel),
     f2(ratio(r.pool, r.pdftotext)),
+    f2(ratio(r.poolHalves, r.pdftotext)),
     f2(ratio(r.poolParallel, r.pdftotextParallel)),
+    f0(r.poolCpu),
+    f0(r.poolParallelCpu),
+    f0(r.pdftotextCpu),
+    f0(r.pdftotextParallelCpu),
+    f2(ratio(r.poolCpu, r.pdftotextCpu)),
+    f2(ratio(r.poolParallelCpu, r.pdftotextParallelCpu)),
     f0(r.pdfium.pagesPerSecond),
     split(r.pdfium),
     f0(r.pdfiumCpu),
-    f0(r.pdftotextCpu),
     f2(ratio(r.pdfiumCpu, r.pdftotextCpu)),
     r.pdfjs ? f0(r.pdfjs.pagesPerSecond) : '-',
     r.pdfjs ? split(r.pdfjs) : '-',
@@ -225,14 +296,15 @@ export async function runPdfTextBench(opts: { rounds?: number; generated?: boole
   const poppler = ensurePdftotext();
   console.log(`${docs.length} documents, ${cores} cores, ${rounds} rounds (medians); pool = tool pool with ${cores} workers, pdf-text`);
   if (!poppler) console.log('pdftotext unavailable (install poppler-utils): no baseline, no ratio');
-  const pool = createToolPool({ workers: 0, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0 });
+  const poolOf = (splitPages: 'chunks' | 'halves') => createToolPool({ workers: 0, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0, splitPages });
+  const pools = { chunks: poolOf('chunks'), halves: poolOf('halves') };
   const rows: DocumentFigures[] = [];
   try {
     // Warm every worker (thread start, PDFium compile) so only conversion is timed.
-    await Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', textPdf({ pages: 2 }).bytes)));
-    for (const doc of docs) rows.push(await measure(doc, pool, cores, rounds, poppler, opts.pdfjs !== false));
+    for (const pool of Object.values(pools)) await Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', textPdf({ pages: 2 }).bytes)));
+    for (const doc of docs) rows.push(await measure(doc, pools, cores, rounds, poppler, opts.pdfjs !== false));
   } finally {
-    await pool.close();
+    await Promise.all(Object.values(pools).map((pool) => pool.close()));
     rmSync(dir, { recursive: true, force: true });
   }
   printTable(rows, cores);
@@ -242,10 +314,19 @@ export async function runPdfTextBench(opts: { rounds?: number; generated?: boole
     const pages = corpus.reduce((a, r) => a + r.pages, 0);
     const time = (pps: (r: DocumentFigures) => number | null) => corpus.reduce((a, r) => a + r.pages / (pps(r) ?? NaN), 0);
     const pool1 = pages / time((r) => r.pool);
+    const poolH = pages / time((r) => r.poolHalves);
     const poolN = pages / time((r) => r.poolParallel);
     const pop1 = pages / time((r) => r.pdftotext);
     const popN = pages / time((r) => r.pdftotextParallel);
-    console.log(`corpus (${corpus.length} files, ${pages} pages): pool ${f0(pool1)} pages/s one at a time, ${f0(poolN)} with ${cores} at once; pdftotext ${f0(pop1)} / ${f0(popN)}; ratio ${f2(pool1 / pop1)} / ${f2(poolN / popN)}`);
+    const cpu1 = pages / time((r) => r.poolCpu);
+    const cpuN = pages / time((r) => r.poolParallelCpu);
+    const popCpu1 = pages / time((r) => r.pdftotextCpu);
+    const popCpuN = pages / time((r) => r.pdftotextParallelCpu);
+    console.log(
+      `corpus (${corpus.length} files, ${pages} pages): pool ${f0(pool1)} pages/s one at a time (halves ${f0(poolH)}), ${f0(poolN)} with ${cores} at once; ` +
+        `pdftotext ${f0(pop1)} / ${f0(popN)}; ratio ${f2(pool1 / pop1)} (halves ${f2(poolH / pop1)}) / ${f2(poolN / popN)}; ` +
+        `pages per CPU-second: pool ${f0(cpu1)} / ${f0(cpuN)}, pdftotext ${f0(popCpu1)} / ${f0(popCpuN)}, ratio ${f2(cpu1 / popCpu1)} / ${f2(cpuN / popCpuN)}`,
+    );
   }
   return rows;
 }

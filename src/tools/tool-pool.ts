@@ -52,6 +52,11 @@ export interface ToolPoolOptions {
    * worker (page ranges in parallel) when nothing else waits. Default 32; Infinity never splits.
    */
   splitMinPages?: number;
+  /**
+   * How the parts of a split job share its pages: 'chunks' (default), in turns from a shared
+   * counter, or 'halves', a fixed equal share each (as before; the benchmark compares both).
+   */
+  splitPages?: 'chunks' | 'halves';
 }
 
 export interface ToolPoolStats {
@@ -314,8 +319,8 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
       shared.set(job.bytes);
     }
     // The parts take chunks of pages from one shared counter (see ToolPart).
-    const cursor = team.length > 1 ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
-    const partOf = (index: number): ToolPart | undefined => (cursor ? { index, count: team.length, minPages: Math.max(1, splitMinPages), cursor } : undefined);
+    const cursor = team.length > 1 && opts.splitPages !== 'halves' ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+    const partOf = (index: number): ToolPart | undefined => (team.length > 1 ? { index, count: team.length, minPages: Math.max(1, splitMinPages), cursor } : undefined);
     const request = (bytes: Uint8Array, index: number): WorkerRequest =>
       job.lane === 'inspect' ? { type: 'inspect', jobId: job.id, tool: job.tool, bytes, maxPages: job.maxPages ?? Infinity } : { type: 'run', jobId: job.id, tool: job.tool, bytes, part: partOf(index) };
     for (const [index, slot] of team.entries()) {
