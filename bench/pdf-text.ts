@@ -220,18 +220,28 @@ const f2 = (n: number | null) => (n === null ? '-' : n.toFixed(2));
 const ratio = (a: number, b: number | null) => (b ? a / b : null);
 const split = (e: EngineTimes) => `${e.parseMs.toFixed(2)}/${e.textMs.toFixed(2)}/${e.layoutMs.toFixed(2)}`;
 
+/** Pool and pdftotext, one document and `cores` at once, then the two ratios. */
+const againstPdftotext = (pool1: number, poolN: number, pdftotext1: number | null, pdftotextN: number | null): string[] => [
+  f0(pool1),
+  f0(poolN),
+  f0(pdftotext1),
+  f0(pdftotextN),
+  f2(ratio(pool1, pdftotext1)),
+  f2(ratio(poolN, pdftotextN)),
+];
+
 function printTable(rows: DocumentFigures[], cores: number): void {
   const header = [
     'document',
     'pages',
     'pool 1 doc',
-    '(halves)',
     `pool ${cores} docs`,
     'pdftotext 1',
     `pdftotext ${cores}`,
     'ratio 1',
-    '(halves)',
     `ratio ${cores}`,
+    'halves 1',
+    'ratio',
     'CPU: pool 1',
     `pool ${cores}`,
     'pdftotext 1',
@@ -248,20 +258,10 @@ function printTable(rows: DocumentFigures[], cores: number): void {
   const lines = rows.map((r) => [
     r.name,
     String(r.pages),
-    f0(r.pool),
+    ...againstPdftotext(r.pool, r.poolParallel, r.pdftotext, r.pdftotextParallel),
     f0(r.poolHalves),
-    f0(r.poolParallel),
-    f0(r.pdftotext),
-    f0(r.pdftotextParallel),
-    f2(ratio(r.pool, r.pdftotext)),
     f2(ratio(r.poolHalves, r.pdftotext)),
-    f2(ratio(r.poolParallel, r.pdftotextParallel)),
-    f0(r.poolCpu),
-    f0(r.poolParallelCpu),
-    f0(r.pdftotextCpu),
-    f0(r.pdftotextParallelCpu),
-    f2(ratio(r.poolCpu, r.pdftotextCpu)),
-    f2(ratio(r.poolParallelCpu, r.pdftotextParallelCpu)),
+    ...againstPdftotext(r.poolCpu, r.poolParallelCpu, r.pdftotextCpu, r.pdftotextParallelCpu),
     f0(r.pdfium.pagesPerSecond),
     split(r.pdfium),
     f0(r.pdfiumCpu),
