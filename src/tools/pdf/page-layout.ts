@@ -112,6 +112,8 @@ const median = (values: number[]): number => {
 
 /** Characters of one text object on one line, in PDF user space, before the frame is known. */
 interface RawRun {
+  /** UTF-16 code units of the run's text: one string per run, made when it ends. */
+  codes: number[];
   text: string;
   object: number;
   font: number;
@@ -140,12 +142,30 @@ const SPACE_GAP = 0.1;
 const isSpace = (u: number) => u === 0x20 || u === 0x09 || u === 0xa0 || (u >= 0x2000 && u <= 0x200b) || u === 0x3000;
 
 /**
- * Compatibility characters that text extraction folds, as pdf.js did (its text layer
- * normalised them): ligatures "ﬁ" -> "fi" and the like, so words match what people search.
+ * Appends a character's UTF-16 code units. Compatibility characters are folded, as pdf.js did
+ * (its text layer normalised them): ligatures "ﬁ" -> "fi" and the like, so words match what
+ * people search.
  */
-const foldChar = (u: number): string => {
+const pushChar = (codes: number[], u: number): void => {
+  if (u < 0x2024 || (u > 0x2026 && u < 0xfb00) || (u > 0xfb4f && u < 0x10000)) {
+    codes.push(u);
+    return;
+  }
   const ch = String.fromCodePoint(u);
-  return (u >= 0xfb00 && u <= 0xfb4f) || (u >= 0x2024 && u <= 0x2026) ? ch.normalize('NFKC') : ch;
+  const folded = u < 0x10000 ? ch.normalize('NFKC') : ch;
+  for (let i = 0; i < folded.length; i++) codes.push(folded.charCodeAt(i));
+};
+
+/**
+ * The string of a run's code units, made once: a string grown a character at a time is a
+ * rope that the layout's first string operation has to flatten, a copy per run.
+ */
+const codesToString = (codes: number[]): string => {
+  if (codes.length <= 4096) return String.fromCharCode.apply(null, codes);
+  // apply() takes a bounded number of arguments.
+  let s = '';
+  for (let i = 0; i < codes.length; i += 4096) s += String.fromCharCode.apply(null, codes.slice(i, i + 4096));
+  return s;
 };
 
 /**
@@ -179,10 +199,11 @@ export function readPageText(page: PdfPage): PageText {
   const flush = () => {
     const run: RawRun | null = cur;
     cur = null;
-    if (!run || !run.text) return;
+    if (!run || !run.codes.length) return;
     // A space that ended a run stays in its text, as it did in pdf.js's items: the next run
     // may sit closer than the layout's word-gap threshold (a word in another font).
-    if (run.pendingSpace) run.text += ' ';
+    if (run.pendingSpace) run.codes.push(0x20);
+    run.text = codesToString(run.codes);
     raw.push(run);
   };
   try {
@@ -227,9 +248,9 @@ export function readPageText(page: PdfPage): PageText {
         if (!(gap > RUN_GAP * run.size || along1 < run.reach - 4 * run.size)) {
           // A visible gap inside a text object is a space even when the document has none
           // (letter-spaced code listings, words placed by kerning): pdf.js's threshold.
-          if (run.pendingSpace || gap > SPACE_GAP * run.size) run.text += ' ';
+          if (run.pendingSpace || gap > SPACE_GAP * run.size) run.codes.push(0x20);
           run.pendingSpace = false;
-          run.text += foldChar(code);
+          pushChar(run.codes, code);
           if (l < run.left) run.left = l;
           if (r > run.right) run.right = r;
           if (bt < run.bottom) run.bottom = bt;
@@ -253,8 +274,11 @@ export function readPageText(page: PdfPage): PageText {
       const font = x.FPDFTextObj_GetFont(object);
       if (!fontNames.has(font)) fontNames.set(font, baseFontName(pdfium, font, nameBuffer));
       const reach = Math.max(l * dx + bt * dy, r * dx + tp_ * dy, l * dx + tp_ * dy, r * dx + bt * dy);
+      const codes: number[] = [];
+      pushChar(codes, code);
       cur = {
-        text: foldChar(code),
+        codes,
+        text: '',
         object,
         font,
         left: Math.min(l, r),
