@@ -13,23 +13,28 @@
  * (bench/pdfjs-text-engine.ts), so the before/after comparison is in the same run, and pages
  * per CPU-second of the PDFium engine and of pdftotext (steady when the machine is shared).
  *
- *   npx tsx bench/pdf-text.ts [rounds] [--corpus-only|--generated-only] [--no-pdfjs]
+ * With `--before <git revision>`, that revision's src/ (git archive, into a temporary directory
+ * that shares node_modules) runs beside this one in the same run: its pool one document at a
+ * time and `cores` at once, and its engine in this thread (pages per CPU-second), each with its
+ * ratio to pdftotext.
+ *
+ *   npx tsx bench/pdf-text.ts [rounds] [--corpus-only|--generated-only] [--no-pdfjs] [--before <rev>]
  *   (or: npm run bench -- pdf-text)
  *
  * pdftotext comes from Debian's poppler-utils; when it is missing and we are root, the
  * benchmark installs it with apt-get.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { silentLogger } from '../src/log.ts';
 import { openPdf } from '../src/tools/pdf/open-pdf.ts';
 import { readingOrder, readPageText } from '../src/tools/pdf/page-layout.ts';
 import { fragmentsToText } from '../src/tools/pdf-text.tool.ts';
-import { createToolPool, type ToolPool } from '../src/tools/tool-pool.ts';
+import { createToolPool, type ToolPool, type ToolPoolOptions } from '../src/tools/tool-pool.ts';
 import { corpusDocuments } from '../test/fixtures/corpus-fixtures.ts';
 import { textPdf } from '../test/fixtures/raw-pdf.ts';
 import { pdfjsText, type EngineTimes } from './pdfjs-text-engine.ts';
@@ -91,6 +96,11 @@ export interface DocumentFigures {
   /** Pages per CPU-second: PDFium engine in this thread, and pdftotext (one process at a time). */
   pdfiumCpu: number;
   pdftotextCpu: number | null;
+  /**
+   * With --before: that revision's pool (one document, `cores` at once, pages/s) and its
+   * engine in this thread (pages per CPU-second).
+   */
+  before: { pool: number; poolParallel: number; threadCpu: number } | null;
   /** This thread, pdf.js engine (before): ms per page; null with --no-pdfjs. */
   pdfjs: (EngineTimes & { pagesPerSecond: number }) | null;
 }
@@ -167,12 +177,60 @@ async function engineFigures(pages: number, rounds: number, once: () => Promise<
   return { parseMs: m.parseMs / pages, textMs: m.textMs / pages, layoutMs: m.layoutMs / pages, pagesPerSecond: (pages * 1000) / total(m) };
 }
 
-async function measure(doc: BenchDocument, pools: { chunks: ToolPool; halves: ToolPool }, cores: number, rounds: number, poppler: boolean, withPdfjs: boolean): Promise<DocumentFigures> {
+/** Another revision's pool and engine, to measure before and after in one run (--before). */
+interface Revision {
+  pool: ToolPool;
+  /** pdf-text of a whole document in this thread. */
+  text(bytes: Uint8Array): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Extracts `rev`'s src/ into a temporary directory beside a link to this checkout's
+ * node_modules and loads its pool and engine from there.
+ */
+async function loadRevision(rev: string, poolOptions: ToolPoolOptions): Promise<Revision> {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'paycall-before-'));
+  const tar = execFileSync('git', ['archive', '--format=tar', rev, 'src', 'package.json'], { cwd: root, maxBuffer: 1 << 30 });
+  execFileSync('tar', ['-x', '-C', dir], { input: tar });
+  symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+  const load = async <M>(file: string): Promise<M> => (await import(pathToFileURL(path.join(dir, file)).href)) as M;
+  const pools = await load<typeof import('../src/tools/tool-pool.ts')>('src/tools/tool-pool.ts');
+  const open = await load<typeof import('../src/tools/pdf/open-pdf.ts')>('src/tools/pdf/open-pdf.ts');
+  const tool = await load<typeof import('../src/tools/pdf-text.tool.ts')>('src/tools/pdf-text.tool.ts');
+  const pool = pools.createToolPool(poolOptions);
+  return {
+    pool,
+    async text(bytes) {
+      const doc = await open.openPdf(bytes);
+      try {
+        await tool.pdfText(doc);
+      } finally {
+        doc.destroy();
+      }
+    },
+    async close() {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function measure(doc: BenchDocument, pools: { chunks: ToolPool; halves: ToolPool }, before: Revision | null, cores: number, rounds: number, poppler: boolean, withPdfjs: boolean): Promise<DocumentFigures> {
   const half = Math.max(1, Math.ceil(rounds / 2));
   const once = (pool: ToolPool) => pool.run('pdf-text', new Uint8Array(doc.bytes));
+  const atOnce = (pool: ToolPool) => Promise.all(Array.from({ length: cores }, () => once(pool)));
   const single = await timed(rounds, ownCpuSeconds, () => once(pools.chunks));
   const halves = await medianSeconds(rounds, () => once(pools.halves));
-  const parallel = await timed(half, ownCpuSeconds, () => Promise.all(Array.from({ length: cores }, () => once(pools.chunks))));
+  const parallel = await timed(half, ownCpuSeconds, () => atOnce(pools.chunks));
+  let beforeFigures: DocumentFigures['before'] = null;
+  if (before) {
+    const pool = doc.pages / (await medianSeconds(rounds, () => once(before.pool)));
+    const poolParallel = (doc.pages * cores) / (await medianSeconds(half, () => atOnce(before.pool)));
+    const thread = await timed(rounds, ownCpuSeconds, () => before.text(doc.bytes));
+    beforeFigures = { pool, poolParallel, threadCpu: (doc.pages * (rounds + 1)) / thread.cpuSeconds };
+  }
   let pdftotext: number | null = null;
   let pdftotextParallel: number | null = null;
   let pdftotextCpu: number | null = null;
@@ -211,6 +269,7 @@ async function measure(doc: BenchDocument, pools: { chunks: ToolPool; halves: To
     pdfium,
     pdfiumCpu,
     pdftotextCpu,
+    before: beforeFigures,
     pdfjs,
   };
 }
@@ -231,6 +290,7 @@ const againstPdftotext = (pool1: number, poolN: number, pdftotext1: number | nul
 ];
 
 function printTable(rows: DocumentFigures[], cores: number): void {
+  const withBefore = rows.some((r) => r.before);
   const header = [
     'document',
     'pages',
@@ -252,6 +312,7 @@ function printTable(rows: DocumentFigures[], cores: number): void {
     'ms/page parse/text/layout',
     'CPU: thread',
     'ratio',
+    ...(withBefore ? ['before: pool 1', `pool ${cores}`, 'ratio 1', `ratio ${cores}`, 'CPU: thread', 'ratio'] : []),
     'pdf.js thread (before)',
     'ms/page parse/text/layout',
   ];
@@ -266,6 +327,11 @@ function printTable(rows: DocumentFigures[], cores: number): void {
     split(r.pdfium),
     f0(r.pdfiumCpu),
     f2(ratio(r.pdfiumCpu, r.pdftotextCpu)),
+    ...(withBefore
+      ? r.before
+        ? [f0(r.before.pool), f0(r.before.poolParallel), f2(ratio(r.before.pool, r.pdftotext)), f2(ratio(r.before.poolParallel, r.pdftotextParallel)), f0(r.before.threadCpu), f2(ratio(r.before.threadCpu, r.pdftotextCpu))]
+        : ['-', '-', '-', '-', '-', '-']
+      : []),
     r.pdfjs ? f0(r.pdfjs.pagesPerSecond) : '-',
     r.pdfjs ? split(r.pdfjs) : '-',
   ]);
@@ -275,7 +341,7 @@ function printTable(rows: DocumentFigures[], cores: number): void {
   for (const l of lines) console.log(fmt(l));
 }
 
-export async function runPdfTextBench(opts: { rounds?: number; generated?: boolean; corpus?: boolean; pdfjs?: boolean } = {}): Promise<DocumentFigures[]> {
+export async function runPdfTextBench(opts: { rounds?: number; generated?: boolean; corpus?: boolean; pdfjs?: boolean; before?: string } = {}): Promise<DocumentFigures[]> {
   const rounds = opts.rounds ?? 5;
   const cores = os.availableParallelism();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'paycall-bench-'));
@@ -296,15 +362,17 @@ export async function runPdfTextBench(opts: { rounds?: number; generated?: boole
   const poppler = ensurePdftotext();
   console.log(`${docs.length} documents, ${cores} cores, ${rounds} rounds (medians); pool = tool pool with ${cores} workers, pdf-text`);
   if (!poppler) console.log('pdftotext unavailable (install poppler-utils): no baseline, no ratio');
-  const poolOf = (splitPages: 'chunks' | 'halves') => createToolPool({ workers: 0, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0, splitPages });
-  const pools = { chunks: poolOf('chunks'), halves: poolOf('halves') };
+  const poolOptions: ToolPoolOptions = { workers: 0, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0 };
+  const pools = { chunks: createToolPool({ ...poolOptions, splitPages: 'chunks' }), halves: createToolPool({ ...poolOptions, splitPages: 'halves' }) };
+  const before = opts.before ? await loadRevision(opts.before, poolOptions) : null;
+  if (opts.before) console.log(`before: ${opts.before} (${execFileSync('git', ['rev-parse', '--short', opts.before], { encoding: 'utf8' }).trim()})`);
   const rows: DocumentFigures[] = [];
   try {
     // Warm every worker (thread start, PDFium compile) so only conversion is timed.
-    for (const pool of Object.values(pools)) await Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', textPdf({ pages: 2 }).bytes)));
-    for (const doc of docs) rows.push(await measure(doc, pools, cores, rounds, poppler, opts.pdfjs !== false));
+    for (const pool of [...Object.values(pools), ...(before ? [before.pool] : [])]) await Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', textPdf({ pages: 2 }).bytes)));
+    for (const doc of docs) rows.push(await measure(doc, pools, before, cores, rounds, poppler, opts.pdfjs !== false));
   } finally {
-    await Promise.all(Object.values(pools).map((pool) => pool.close()));
+    await Promise.all([...Object.values(pools).map((pool) => pool.close()), before?.close()]);
     rmSync(dir, { recursive: true, force: true });
   }
   printTable(rows, cores);
@@ -327,6 +395,16 @@ export async function runPdfTextBench(opts: { rounds?: number; generated?: boole
         `pdftotext ${f0(pop1)} / ${f0(popN)}; ratio ${f2(pool1 / pop1)} (halves ${f2(poolH / pop1)}) / ${f2(poolN / popN)}; ` +
         `pages per CPU-second: pool ${f0(cpu1)} / ${f0(cpuN)}, pdftotext ${f0(popCpu1)} / ${f0(popCpuN)}, ratio ${f2(cpu1 / popCpu1)} / ${f2(cpuN / popCpuN)}`,
     );
+    if (corpus.every((r) => r.before)) {
+      const before1 = pages / time((r) => r.before!.pool);
+      const beforeN = pages / time((r) => r.before!.poolParallel);
+      const threadNow = pages / time((r) => r.pdfiumCpu);
+      const threadBefore = pages / time((r) => r.before!.threadCpu);
+      console.log(
+        `corpus before (${opts.before}): pool ${f0(before1)} / ${f0(beforeN)} pages/s, ratio ${f2(before1 / pop1)} / ${f2(beforeN / popN)}; ` +
+          `this thread, pages per CPU-second: before ${f0(threadBefore)}, now ${f0(threadNow)} (pdftotext ${f0(popCpu1)})`,
+      );
+    }
   }
   return rows;
 }
@@ -339,5 +417,6 @@ export async function main(): Promise<void> {
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const args = process.argv.slice(2);
   const rounds = Number(args.find((a) => /^\d+$/.test(a))) || undefined;
-  await runPdfTextBench({ rounds, generated: !args.includes('--corpus-only'), corpus: !args.includes('--generated-only'), pdfjs: !args.includes('--no-pdfjs') });
+  const before = args.includes('--before') ? args[args.indexOf('--before') + 1] : undefined;
+  await runPdfTextBench({ rounds, generated: !args.includes('--corpus-only'), corpus: !args.includes('--generated-only'), pdfjs: !args.includes('--no-pdfjs'), before });
 }
