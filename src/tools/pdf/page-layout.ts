@@ -345,7 +345,8 @@ export function makeFragment(runs: TextRun[]): Fragment {
   // reduced to it, without its arrays and maps.
   if (runs.length === 1) {
     const r = runs[0];
-    return { runs, text: r.text.replace(/\s+/g, ' ').trim(), x0: r.x0, x1: r.x1, baseline: r.baseline, top: r.top, bottom: r.bottom, size: Math.round(Math.round(r.size * 10) / 10 * 10) / 10, fontId: r.fontId };
+    const size = Math.round((Math.round(r.size * 10) / 10) * 10) / 10;
+    return { runs, text: r.text.replace(/\s+/g, ' ').trim(), x0: r.x0, x1: r.x1, baseline: r.baseline, top: r.top, bottom: r.bottom, size, fontId: r.fontId };
   }
   let text = '';
   let prev: TextRun | null = null;
