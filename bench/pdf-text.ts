@@ -3,30 +3,38 @@
  * test/fixtures/corpus/), beside poppler's pdftotext on the same files in the same run.
  *
  * For each document: pages per second through the tool pool for one document at a time (split
- * over the idle workers) and for as many documents at once as there are cores, pdftotext the
- * same two ways, and the ratios (pool / pdftotext). Then, in this thread, the per-page time
+ * over the idle workers, pages taken in chunks; beside it, in "(halves)", the split of before,
+ * a fixed half per worker) and for as many documents at once as there are cores, pdftotext the
+ * same two ways, and the ratios (pool / pdftotext); then the same as pages per CPU-second (the
+ * process's CPU time, all its threads, while the pool ran; pdftotext's from its children), the
+ * figures that hold when other work shares the machine. Then, in this thread, the per-page time
  * split of the PDFium engine (parse: document + page content; text: PDFium's text page and
  * characters -> runs; layout: reading order, blocks, text) beside the pdf.js engine used before
  * (bench/pdfjs-text-engine.ts), so the before/after comparison is in the same run, and pages
  * per CPU-second of the PDFium engine and of pdftotext (steady when the machine is shared).
  *
- *   npx tsx bench/pdf-text.ts [rounds] [--corpus-only|--generated-only] [--no-pdfjs]
+ * With `--before <git revision>`, that revision's src/ (git archive, into a temporary directory
+ * that shares node_modules) runs beside this one in the same run: its pool one document at a
+ * time and `cores` at once, and its engine in this thread (pages per CPU-second), each with its
+ * ratio to pdftotext.
+ *
+ *   npx tsx bench/pdf-text.ts [rounds] [--corpus-only|--generated-only] [--no-pdfjs] [--before <rev>]
  *   (or: npm run bench -- pdf-text)
  *
  * pdftotext comes from Debian's poppler-utils; when it is missing and we are root, the
  * benchmark installs it with apt-get.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { silentLogger } from '../src/log.ts';
 import { openPdf } from '../src/tools/pdf/open-pdf.ts';
 import { readingOrder, readPageText } from '../src/tools/pdf/page-layout.ts';
 import { fragmentsToText } from '../src/tools/pdf-text.tool.ts';
-import { createToolPool, type ToolPool } from '../src/tools/tool-pool.ts';
+import { createToolPool, type ToolPool, type ToolPoolOptions } from '../src/tools/tool-pool.ts';
 import { corpusDocuments } from '../test/fixtures/corpus-fixtures.ts';
 import { textPdf } from '../test/fixtures/raw-pdf.ts';
 import { pdfjsText, type EngineTimes } from './pdfjs-text-engine.ts';
@@ -67,17 +75,32 @@ interface BenchDocument {
 export interface DocumentFigures {
   name: string;
   pages: number;
-  /** Pool, one document at a time (split over idle workers), pages/s. */
+  /** Pool, one document at a time (split over idle workers, pages in chunks), pages/s. */
   pool: number;
+  /** The same with the split of before: a fixed half of the pages per worker. */
+  poolHalves: number;
   /** Pool, `cores` copies at once, pages/s. */
   poolParallel: number;
   pdftotext: number | null;
   pdftotextParallel: number | null;
+  /**
+   * Pages per CPU-second of the whole process (its worker threads) while the pool ran one
+   * document at a time / `cores` at once, and of pdftotext the same two ways: what the work
+   * costs, whatever else the machine is doing.
+   */
+  poolCpu: number;
+  poolParallelCpu: number;
+  pdftotextParallelCpu: number | null;
   /** This thread, PDFium engine: ms per page. */
   pdfium: EngineTimes & { pagesPerSecond: number };
   /** Pages per CPU-second: PDFium engine in this thread, and pdftotext (one process at a time). */
   pdfiumCpu: number;
   pdftotextCpu: number | null;
+  /**
+   * With --before: that revision's pool (one document, `cores` at once, pages/s) and its
+   * engine in this thread (pages per CPU-second).
+   */
+  before: { pool: number; poolParallel: number; threadCpu: number } | null;
   /** This thread, pdf.js engine (before): ms per page; null with --no-pdfjs. */
   pdfjs: (EngineTimes & { pagesPerSecond: number }) | null;
 }
@@ -110,6 +133,13 @@ async function medianSeconds(rounds: number, job: () => Promise<unknown>): Promi
     times.push((performance.now() - t) / 1000);
   }
   return median(times);
+}
+
+/** medianSeconds, and the CPU seconds that `cpu` counted over all runs (warm-up included: rounds + 1). */
+async function timed(rounds: number, cpu: () => number, job: () => Promise<unknown>): Promise<{ seconds: number; cpuSeconds: number }> {
+  const c0 = cpu();
+  const seconds = await medianSeconds(rounds, job);
+  return { seconds, cpuSeconds: Math.max(0.001, cpu() - c0) };
 }
 
 /** The PDFium engine in this thread, its time split per stage. */
@@ -147,19 +177,73 @@ async function engineFigures(pages: number, rounds: number, once: () => Promise<
   return { parseMs: m.parseMs / pages, textMs: m.textMs / pages, layoutMs: m.layoutMs / pages, pagesPerSecond: (pages * 1000) / total(m) };
 }
 
-async function measure(doc: BenchDocument, pool: ToolPool, cores: number, rounds: number, poppler: boolean, withPdfjs: boolean): Promise<DocumentFigures> {
-  const single = await medianSeconds(rounds, () => pool.run('pdf-text', new Uint8Array(doc.bytes)));
-  const parallel = await medianSeconds(Math.max(1, Math.ceil(rounds / 2)), () => Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', new Uint8Array(doc.bytes)))));
+/** Another revision's pool and engine, to measure before and after in one run (--before). */
+interface Revision {
+  pool: ToolPool;
+  /** pdf-text of a whole document in this thread. */
+  text(bytes: Uint8Array): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Extracts `rev`'s src/ into a temporary directory beside a link to this checkout's
+ * node_modules and loads its pool and engine from there.
+ */
+async function loadRevision(rev: string, poolOptions: ToolPoolOptions): Promise<Revision> {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'paycall-before-'));
+  const tar = execFileSync('git', ['archive', '--format=tar', rev, 'src', 'package.json'], { cwd: root, maxBuffer: 1 << 30 });
+  execFileSync('tar', ['-x', '-C', dir], { input: tar });
+  symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+  const load = async <M>(file: string): Promise<M> => (await import(pathToFileURL(path.join(dir, file)).href)) as M;
+  const pools = await load<typeof import('../src/tools/tool-pool.ts')>('src/tools/tool-pool.ts');
+  const open = await load<typeof import('../src/tools/pdf/open-pdf.ts')>('src/tools/pdf/open-pdf.ts');
+  const tool = await load<typeof import('../src/tools/pdf-text.tool.ts')>('src/tools/pdf-text.tool.ts');
+  const pool = pools.createToolPool(poolOptions);
+  return {
+    pool,
+    async text(bytes) {
+      const doc = await open.openPdf(bytes);
+      try {
+        await tool.pdfText(doc);
+      } finally {
+        doc.destroy();
+      }
+    },
+    async close() {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function measure(doc: BenchDocument, pools: { chunks: ToolPool; halves: ToolPool }, before: Revision | null, cores: number, rounds: number, poppler: boolean, withPdfjs: boolean): Promise<DocumentFigures> {
+  const half = Math.max(1, Math.ceil(rounds / 2));
+  const once = (pool: ToolPool) => pool.run('pdf-text', new Uint8Array(doc.bytes));
+  const atOnce = (pool: ToolPool) => Promise.all(Array.from({ length: cores }, () => once(pool)));
+  const single = await timed(rounds, ownCpuSeconds, () => once(pools.chunks));
+  const halves = await medianSeconds(rounds, () => once(pools.halves));
+  const parallel = await timed(half, ownCpuSeconds, () => atOnce(pools.chunks));
+  let beforeFigures: DocumentFigures['before'] = null;
+  if (before) {
+    const pool = doc.pages / (await medianSeconds(rounds, () => once(before.pool)));
+    const poolParallel = (doc.pages * cores) / (await medianSeconds(half, () => atOnce(before.pool)));
+    const thread = await timed(rounds, ownCpuSeconds, () => before.text(doc.bytes));
+    beforeFigures = { pool, poolParallel, threadCpu: (doc.pages * (rounds + 1)) / thread.cpuSeconds };
+  }
   let pdftotext: number | null = null;
   let pdftotextParallel: number | null = null;
   let pdftotextCpu: number | null = null;
+  let pdftotextParallelCpu: number | null = null;
   if (poppler) {
     const args = ['-enc', 'UTF-8', doc.file, '-'];
     const opts = { maxBuffer: 256 * 1024 * 1024 };
-    const cpu0 = childCpuSeconds();
-    pdftotext = doc.pages / (await medianSeconds(rounds, () => run('pdftotext', args, opts)));
-    pdftotextCpu = (doc.pages * (rounds + 1)) / Math.max(0.01, childCpuSeconds() - cpu0);
-    pdftotextParallel = (doc.pages * cores) / (await medianSeconds(Math.max(1, Math.ceil(rounds / 2)), () => Promise.all(Array.from({ length: cores }, () => run('pdftotext', args, opts)))));
+    const one = await timed(rounds, childCpuSeconds, () => run('pdftotext', args, opts));
+    pdftotext = doc.pages / one.seconds;
+    pdftotextCpu = (doc.pages * (rounds + 1)) / one.cpuSeconds;
+    const many = await timed(half, childCpuSeconds, () => Promise.all(Array.from({ length: cores }, () => run('pdftotext', args, opts))));
+    pdftotextParallel = (doc.pages * cores) / many.seconds;
+    pdftotextParallelCpu = (doc.pages * cores * (half + 1)) / many.cpuSeconds;
   }
   const cpu1 = ownCpuSeconds();
   const pdfium = await engineFigures(doc.pages, rounds, () => pdfiumSplit(doc.bytes));
@@ -171,7 +255,23 @@ async function measure(doc: BenchDocument, pool: ToolPool, cores: number, rounds
         return times;
       })
     : null;
-  return { name: doc.name, pages: doc.pages, pool: doc.pages / single, poolParallel: (doc.pages * cores) / parallel, pdftotext, pdftotextParallel, pdfium, pdfiumCpu, pdftotextCpu, pdfjs };
+  return {
+    name: doc.name,
+    pages: doc.pages,
+    pool: doc.pages / single.seconds,
+    poolHalves: doc.pages / halves,
+    poolParallel: (doc.pages * cores) / parallel.seconds,
+    pdftotext,
+    pdftotextParallel,
+    poolCpu: (doc.pages * (rounds + 1)) / single.cpuSeconds,
+    poolParallelCpu: (doc.pages * cores * (half + 1)) / parallel.cpuSeconds,
+    pdftotextParallelCpu,
+    pdfium,
+    pdfiumCpu,
+    pdftotextCpu,
+    before: beforeFigures,
+    pdfjs,
+  };
 }
 
 const f0 = (n: number | null) => (n === null ? '-' : n.toFixed(0));
@@ -179,22 +279,59 @@ const f2 = (n: number | null) => (n === null ? '-' : n.toFixed(2));
 const ratio = (a: number, b: number | null) => (b ? a / b : null);
 const split = (e: EngineTimes) => `${e.parseMs.toFixed(2)}/${e.textMs.toFixed(2)}/${e.layoutMs.toFixed(2)}`;
 
+/** Pool and pdftotext, one document and `cores` at once, then the two ratios. */
+const againstPdftotext = (pool1: number, poolN: number, pdftotext1: number | null, pdftotextN: number | null): string[] => [
+  f0(pool1),
+  f0(poolN),
+  f0(pdftotext1),
+  f0(pdftotextN),
+  f2(ratio(pool1, pdftotext1)),
+  f2(ratio(poolN, pdftotextN)),
+];
+
 function printTable(rows: DocumentFigures[], cores: number): void {
-  const header = ['document', 'pages', 'pool 1 doc', `pool ${cores} docs`, 'pdftotext 1', `pdftotext ${cores}`, 'ratio 1', `ratio ${cores}`, 'PDFium thread', 'ms/page parse/text/layout', 'CPU: PDFium', 'pdftotext', 'ratio', 'pdf.js thread (before)', 'ms/page parse/text/layout'];
+  const withBefore = rows.some((r) => r.before);
+  const header = [
+    'document',
+    'pages',
+    'pool 1 doc',
+    `pool ${cores} docs`,
+    'pdftotext 1',
+    `pdftotext ${cores}`,
+    'ratio 1',
+    `ratio ${cores}`,
+    'halves 1',
+    'ratio',
+    'CPU: pool 1',
+    `pool ${cores}`,
+    'pdftotext 1',
+    `pdftotext ${cores}`,
+    'ratio 1',
+    `ratio ${cores}`,
+    'PDFium thread',
+    'ms/page parse/text/layout',
+    'CPU: thread',
+    'ratio',
+    ...(withBefore ? ['before: pool 1', `pool ${cores}`, 'ratio 1', `ratio ${cores}`, 'CPU: thread', 'ratio'] : []),
+    'pdf.js thread (before)',
+    'ms/page parse/text/layout',
+  ];
   const lines = rows.map((r) => [
     r.name,
     String(r.pages),
-    f0(r.pool),
-    f0(r.poolParallel),
-    f0(r.pdftotext),
-    f0(r.pdftotextParallel),
-    f2(ratio(r.pool, r.pdftotext)),
-    f2(ratio(r.poolParallel, r.pdftotextParallel)),
+    ...againstPdftotext(r.pool, r.poolParallel, r.pdftotext, r.pdftotextParallel),
+    f0(r.poolHalves),
+    f2(ratio(r.poolHalves, r.pdftotext)),
+    ...againstPdftotext(r.poolCpu, r.poolParallelCpu, r.pdftotextCpu, r.pdftotextParallelCpu),
     f0(r.pdfium.pagesPerSecond),
     split(r.pdfium),
     f0(r.pdfiumCpu),
-    f0(r.pdftotextCpu),
     f2(ratio(r.pdfiumCpu, r.pdftotextCpu)),
+    ...(withBefore
+      ? r.before
+        ? [f0(r.before.pool), f0(r.before.poolParallel), f2(ratio(r.before.pool, r.pdftotext)), f2(ratio(r.before.poolParallel, r.pdftotextParallel)), f0(r.before.threadCpu), f2(ratio(r.before.threadCpu, r.pdftotextCpu))]
+        : ['-', '-', '-', '-', '-', '-']
+      : []),
     r.pdfjs ? f0(r.pdfjs.pagesPerSecond) : '-',
     r.pdfjs ? split(r.pdfjs) : '-',
   ]);
@@ -204,7 +341,7 @@ function printTable(rows: DocumentFigures[], cores: number): void {
   for (const l of lines) console.log(fmt(l));
 }
 
-export async function runPdfTextBench(opts: { rounds?: number; generated?: boolean; corpus?: boolean; pdfjs?: boolean } = {}): Promise<DocumentFigures[]> {
+export async function runPdfTextBench(opts: { rounds?: number; generated?: boolean; corpus?: boolean; pdfjs?: boolean; before?: string } = {}): Promise<DocumentFigures[]> {
   const rounds = opts.rounds ?? 5;
   const cores = os.availableParallelism();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'paycall-bench-'));
@@ -225,14 +362,17 @@ export async function runPdfTextBench(opts: { rounds?: number; generated?: boole
   const poppler = ensurePdftotext();
   console.log(`${docs.length} documents, ${cores} cores, ${rounds} rounds (medians); pool = tool pool with ${cores} workers, pdf-text`);
   if (!poppler) console.log('pdftotext unavailable (install poppler-utils): no baseline, no ratio');
-  const pool = createToolPool({ workers: 0, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0 });
+  const poolOptions: ToolPoolOptions = { workers: 0, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0 };
+  const pools = { chunks: createToolPool({ ...poolOptions, splitPages: 'chunks' }), halves: createToolPool({ ...poolOptions, splitPages: 'halves' }) };
+  const before = opts.before ? await loadRevision(opts.before, poolOptions) : null;
+  if (opts.before) console.log(`before: ${opts.before} (${execFileSync('git', ['rev-parse', '--short', opts.before], { encoding: 'utf8' }).trim()})`);
   const rows: DocumentFigures[] = [];
   try {
     // Warm every worker (thread start, PDFium compile) so only conversion is timed.
-    await Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', textPdf({ pages: 2 }).bytes)));
-    for (const doc of docs) rows.push(await measure(doc, pool, cores, rounds, poppler, opts.pdfjs !== false));
+    for (const pool of [...Object.values(pools), ...(before ? [before.pool] : [])]) await Promise.all(Array.from({ length: cores }, () => pool.run('pdf-text', textPdf({ pages: 2 }).bytes)));
+    for (const doc of docs) rows.push(await measure(doc, pools, before, cores, rounds, poppler, opts.pdfjs !== false));
   } finally {
-    await pool.close();
+    await Promise.all([...Object.values(pools).map((pool) => pool.close()), before?.close()]);
     rmSync(dir, { recursive: true, force: true });
   }
   printTable(rows, cores);
@@ -242,10 +382,29 @@ export async function runPdfTextBench(opts: { rounds?: number; generated?: boole
     const pages = corpus.reduce((a, r) => a + r.pages, 0);
     const time = (pps: (r: DocumentFigures) => number | null) => corpus.reduce((a, r) => a + r.pages / (pps(r) ?? NaN), 0);
     const pool1 = pages / time((r) => r.pool);
+    const poolH = pages / time((r) => r.poolHalves);
     const poolN = pages / time((r) => r.poolParallel);
     const pop1 = pages / time((r) => r.pdftotext);
     const popN = pages / time((r) => r.pdftotextParallel);
-    console.log(`corpus (${corpus.length} files, ${pages} pages): pool ${f0(pool1)} pages/s one at a time, ${f0(poolN)} with ${cores} at once; pdftotext ${f0(pop1)} / ${f0(popN)}; ratio ${f2(pool1 / pop1)} / ${f2(poolN / popN)}`);
+    const cpu1 = pages / time((r) => r.poolCpu);
+    const cpuN = pages / time((r) => r.poolParallelCpu);
+    const popCpu1 = pages / time((r) => r.pdftotextCpu);
+    const popCpuN = pages / time((r) => r.pdftotextParallelCpu);
+    console.log(
+      `corpus (${corpus.length} files, ${pages} pages): pool ${f0(pool1)} pages/s one at a time (halves ${f0(poolH)}), ${f0(poolN)} with ${cores} at once; ` +
+        `pdftotext ${f0(pop1)} / ${f0(popN)}; ratio ${f2(pool1 / pop1)} (halves ${f2(poolH / pop1)}) / ${f2(poolN / popN)}; ` +
+        `pages per CPU-second: pool ${f0(cpu1)} / ${f0(cpuN)}, pdftotext ${f0(popCpu1)} / ${f0(popCpuN)}, ratio ${f2(cpu1 / popCpu1)} / ${f2(cpuN / popCpuN)}`,
+    );
+    if (corpus.every((r) => r.before)) {
+      const before1 = pages / time((r) => r.before!.pool);
+      const beforeN = pages / time((r) => r.before!.poolParallel);
+      const threadNow = pages / time((r) => r.pdfiumCpu);
+      const threadBefore = pages / time((r) => r.before!.threadCpu);
+      console.log(
+        `corpus before (${opts.before}): pool ${f0(before1)} / ${f0(beforeN)} pages/s, ratio ${f2(before1 / pop1)} / ${f2(beforeN / popN)}; ` +
+          `this thread, pages per CPU-second: before ${f0(threadBefore)}, now ${f0(threadNow)} (pdftotext ${f0(popCpu1)})`,
+      );
+    }
   }
   return rows;
 }
@@ -258,5 +417,6 @@ export async function main(): Promise<void> {
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const args = process.argv.slice(2);
   const rounds = Number(args.find((a) => /^\d+$/.test(a))) || undefined;
-  await runPdfTextBench({ rounds, generated: !args.includes('--corpus-only'), corpus: !args.includes('--generated-only'), pdfjs: !args.includes('--no-pdfjs') });
+  const before = args.includes('--before') ? args[args.indexOf('--before') + 1] : undefined;
+  await runPdfTextBench({ rounds, generated: !args.includes('--corpus-only'), corpus: !args.includes('--generated-only'), pdfjs: !args.includes('--no-pdfjs'), before });
 }

@@ -12,7 +12,7 @@ import { PDFDocument } from 'pdf-lib';
 import { createOcrEngine } from '../src/tools/invoice/ocr-engine.ts';
 import { runTool } from '../src/tools/run-tool.ts';
 import { createToolPool, type ToolPool } from '../src/tools/tool-pool.ts';
-import { partRange } from '../src/tools/tool-split.ts';
+import { claimRanges, partRange } from '../src/tools/tool-split.ts';
 import { imageOnlyPagePdf, multiPagePdf, onePagePdf, rotatedPdf, structuredPdf } from './fixtures/pdf-fixtures.ts';
 import { textPdf } from './fixtures/raw-pdf.ts';
 
@@ -208,6 +208,26 @@ describe('tool pool splitting one document across idle workers', () => {
         const covered = ranges.flatMap((r) => Array.from({ length: r.last - r.first + 1 }, (_, i) => r.first + i));
         assert.deepEqual(covered, Array.from({ length: pages }, (_, i) => i + 1), `${pages} pages in ${count} parts`);
         if (pages < 4) assert.equal(ranges.length, 1, 'short documents are not split');
+      }
+    }
+  });
+
+  it('hands out chunks from a shared counter that cover the document once, whichever part takes them', () => {
+    for (const pages of [1, 3, 4, 5, 31, 200, 2000]) {
+      for (const count of [1, 2, 3]) {
+        const cursor = new Int32Array(new SharedArrayBuffer(4));
+        const parts = Array.from({ length: count }, (_, index) => claimRanges(pages, { index, count, minPages: 4, cursor }));
+        // The parts take turns unevenly, as workers on unequal cores would.
+        const taken: { part: number; first: number; last: number }[] = [];
+        for (let turn = 0, open = new Set(parts.keys()); open.size; turn++) {
+          const part = [...open][turn % 3 === 0 ? 0 : open.size - 1];
+          const next = parts[part].next();
+          if (next.done) open.delete(part);
+          else taken.push({ part, ...next.value });
+        }
+        const covered = taken.sort((a, b) => a.first - b.first).flatMap((r) => Array.from({ length: r.last - r.first + 1 }, (_, i) => r.first + i));
+        assert.deepEqual(covered, Array.from({ length: pages }, (_, i) => i + 1), `${pages} pages in ${count} parts`);
+        if (pages < 4) assert.ok(taken.every((r) => r.part === 0), 'short documents are done by the first part');
       }
     }
   });

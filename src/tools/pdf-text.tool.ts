@@ -4,14 +4,13 @@
  */
 import type { PdfDocument } from './pdf/open-pdf.ts';
 import { mapPages, type PageRange } from './pdf/pdf-pages.ts';
-import { buildBlocks, readingOrder, readPageText, sameRowOf, type Fragment } from './pdf/page-layout.ts';
+import { groupBlocks, readingOrder, readPageText, sameRowOf, type Fragment } from './pdf/page-layout.ts';
 import type { PdfTextResult, ProgressFn } from './tool-types.ts';
 
 /** Joins ordered fragments into text, keeping rows, paragraphs and columns apart. */
 export function fragmentsToText(ordered: Fragment[]): string {
-  const blocks = buildBlocks(ordered);
   const blockOf = new Map<Fragment, number>();
-  blocks.forEach((b, i) => b.lines.forEach((f) => blockOf.set(f, i)));
+  groupBlocks(ordered).forEach((lines, i) => lines.forEach((f) => blockOf.set(f, i)));
   // Consecutive fragments on one baseline form a row (table cells, or columns of a form).
   const rows: Fragment[][] = [];
   for (const f of ordered) {

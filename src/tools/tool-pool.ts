@@ -12,7 +12,8 @@
  *
  * Splitting: a pdf-text or pdf-json job dispatched while other tool workers are idle and
  * nothing else waits runs on all of them at once, each worker opening the document and
- * extracting its own page range (documents under splitMinPages pages are done whole by one
+ * taking chunks of pages in turn from a shared counter until none is left, so a worker on a
+ * busier core does fewer of them (documents under splitMinPages pages are done whole by one
  * of them; the others answer at once). Results are joined in page order, identical to the
  * unsplit output. Parts never wait in the queue: under load every document gets one worker,
  * which is best for throughput. The job's time limit covers all parts; when a part times out
@@ -51,6 +52,11 @@ export interface ToolPoolOptions {
    * worker (page ranges in parallel) when nothing else waits. Default 32; Infinity never splits.
    */
   splitMinPages?: number;
+  /**
+   * How the parts of a split job share its pages: 'chunks' (default), in turns from a shared
+   * counter, or 'halves', a fixed equal share each (as before; the benchmark compares both).
+   */
+  splitPages?: 'chunks' | 'halves';
 }
 
 export interface ToolPoolStats {
@@ -312,7 +318,9 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
       shared = new Uint8Array(new SharedArrayBuffer(job.bytes.byteLength));
       shared.set(job.bytes);
     }
-    const partOf = (index: number): ToolPart | undefined => (team.length > 1 ? { index, count: team.length, minPages: Math.max(1, splitMinPages) } : undefined);
+    // The parts take chunks of pages from one shared counter (see ToolPart).
+    const cursor = team.length > 1 && opts.splitPages !== 'halves' ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+    const partOf = (index: number): ToolPart | undefined => (team.length > 1 ? { index, count: team.length, minPages: Math.max(1, splitMinPages), cursor } : undefined);
     const request = (bytes: Uint8Array, index: number): WorkerRequest =>
       job.lane === 'inspect' ? { type: 'inspect', jobId: job.id, tool: job.tool, bytes, maxPages: job.maxPages ?? Infinity } : { type: 'run', jobId: job.id, tool: job.tool, bytes, part: partOf(index) };
     for (const [index, slot] of team.entries()) {

@@ -15,8 +15,8 @@ import type { ToolName } from './tool-types.ts';
 
 /**
  * `part`: one part of a job the pool split across workers (see runToolPart); its bytes are
- * then a view of a SharedArrayBuffer that every part reads. A part answers `done` with a
- * null result when it has no pages, and `pages` counts its own pages.
+ * then a view of a SharedArrayBuffer that every part reads. A part answers `done` with the
+ * chunks it ran (none when the other parts took every page), and `pages` counts its own pages.
  */
 export type WorkerRequest =
   | { type: 'run'; jobId: number; tool: ToolName; bytes: Uint8Array; part?: ToolPart }
@@ -80,7 +80,7 @@ function main(): void {
         },
       };
       const result = msg.part ? await runToolPart(tool, bytes, msg.part, deps) : await runTool(tool, bytes, deps);
-      if (msg.part && result === null) pages = 0;
+      if (msg.part && Array.isArray(result) && result.length === 0) pages = 0;
       port.postMessage({ type: 'done', jobId, result, pages, retire: bloated() } satisfies WorkerMessage);
     } catch (error) {
       port.postMessage({ type: 'failed', jobId, error: serialize(error), retire: bloated() } satisfies WorkerMessage);

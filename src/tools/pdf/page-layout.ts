@@ -112,6 +112,8 @@ const median = (values: number[]): number => {
 
 /** Characters of one text object on one line, in PDF user space, before the frame is known. */
 interface RawRun {
+  /** UTF-16 code units of the run's text: one string per run, made when it ends. */
+  codes: number[];
   text: string;
   object: number;
   font: number;
@@ -140,12 +142,30 @@ const SPACE_GAP = 0.1;
 const isSpace = (u: number) => u === 0x20 || u === 0x09 || u === 0xa0 || (u >= 0x2000 && u <= 0x200b) || u === 0x3000;
 
 /**
- * Compatibility characters that text extraction folds, as pdf.js did (its text layer
- * normalised them): ligatures "ﬁ" -> "fi" and the like, so words match what people search.
+ * Appends a character's UTF-16 code units. Compatibility characters are folded, as pdf.js did
+ * (its text layer normalised them): ligatures "ﬁ" -> "fi" and the like, so words match what
+ * people search.
  */
-const foldChar = (u: number): string => {
+const pushChar = (codes: number[], u: number): void => {
+  if (u < 0x2024 || (u > 0x2026 && u < 0xfb00) || (u > 0xfb4f && u < 0x10000)) {
+    codes.push(u);
+    return;
+  }
   const ch = String.fromCodePoint(u);
-  return (u >= 0xfb00 && u <= 0xfb4f) || (u >= 0x2024 && u <= 0x2026) ? ch.normalize('NFKC') : ch;
+  const folded = u < 0x10000 ? ch.normalize('NFKC') : ch;
+  for (let i = 0; i < folded.length; i++) codes.push(folded.charCodeAt(i));
+};
+
+/**
+ * The string of a run's code units, made once: a string grown a character at a time is a
+ * rope that the layout's first string operation has to flatten, a copy per run.
+ */
+const codesToString = (codes: number[]): string => {
+  if (codes.length <= 4096) return String.fromCharCode.apply(null, codes);
+  // apply() takes a bounded number of arguments.
+  let s = '';
+  for (let i = 0; i < codes.length; i += 4096) s += String.fromCharCode.apply(null, codes.slice(i, i + 4096));
+  return s;
 };
 
 /**
@@ -179,10 +199,11 @@ export function readPageText(page: PdfPage): PageText {
   const flush = () => {
     const run: RawRun | null = cur;
     cur = null;
-    if (!run || !run.text) return;
+    if (!run || !run.codes.length) return;
     // A space that ended a run stays in its text, as it did in pdf.js's items: the next run
     // may sit closer than the layout's word-gap threshold (a word in another font).
-    if (run.pendingSpace) run.text += ' ';
+    if (run.pendingSpace) run.codes.push(0x20);
+    run.text = codesToString(run.codes);
     raw.push(run);
   };
   try {
@@ -227,9 +248,9 @@ export function readPageText(page: PdfPage): PageText {
         if (!(gap > RUN_GAP * run.size || along1 < run.reach - 4 * run.size)) {
           // A visible gap inside a text object is a space even when the document has none
           // (letter-spaced code listings, words placed by kerning): pdf.js's threshold.
-          if (run.pendingSpace || gap > SPACE_GAP * run.size) run.text += ' ';
+          if (run.pendingSpace || gap > SPACE_GAP * run.size) run.codes.push(0x20);
           run.pendingSpace = false;
-          run.text += foldChar(code);
+          pushChar(run.codes, code);
           if (l < run.left) run.left = l;
           if (r > run.right) run.right = r;
           if (bt < run.bottom) run.bottom = bt;
@@ -253,8 +274,11 @@ export function readPageText(page: PdfPage): PageText {
       const font = x.FPDFTextObj_GetFont(object);
       if (!fontNames.has(font)) fontNames.set(font, baseFontName(pdfium, font, nameBuffer));
       const reach = Math.max(l * dx + bt * dy, r * dx + tp_ * dy, l * dx + tp_ * dy, r * dx + bt * dy);
+      const codes: number[] = [];
+      pushChar(codes, code);
       cur = {
-        text: foldChar(code),
+        codes,
+        text: '',
         object,
         font,
         left: Math.min(l, r),
@@ -286,15 +310,16 @@ export function readPageText(page: PdfPage): PageText {
   const frame = makeFrame(view.width, view.height, dominant, vt);
   const toFrame = (px: number, py: number) => frame.toFrame(vt[0] * px + vt[2] * py + vt[4], vt[1] * px + vt[3] * py + vt[5]);
   const runs: TextRun[] = raw.map((r, i) => {
-    const corners = [toFrame(r.left, r.bottom), toFrame(r.right, r.bottom), toFrame(r.left, r.top), toFrame(r.right, r.top)];
-    const us = corners.map((p) => p[0]);
-    const vs = corners.map((p) => p[1]);
-    const bottom = Math.max(...vs);
+    const [u1, v1] = toFrame(r.left, r.bottom);
+    const [u2, v2] = toFrame(r.right, r.bottom);
+    const [u3, v3] = toFrame(r.left, r.top);
+    const [u4, v4] = toFrame(r.right, r.top);
+    const bottom = Math.max(v1, v2, v3, v4);
     return {
       text: r.text,
-      x0: Math.min(...us),
-      x1: Math.max(...us),
-      top: Math.min(...vs),
+      x0: Math.min(u1, u2, u3, u4),
+      x1: Math.max(u1, u2, u3, u4),
+      top: Math.min(v1, v2, v3, v4),
       bottom,
       // Runs in another direction than the page's have no usable origin in this frame:
       // the bottom of their box, less a typical descent, stands in.
@@ -316,6 +341,13 @@ const dominantBy = <T>(runs: TextRun[], key: (r: TextRun) => T): T => {
 };
 
 export function makeFragment(runs: TextRun[]): Fragment {
+  // Most fragments are one run (a line set in one text object): the general case below
+  // reduced to it, without its arrays and maps.
+  if (runs.length === 1) {
+    const r = runs[0];
+    const size = Math.round((Math.round(r.size * 10) / 10) * 10) / 10;
+    return { runs, text: r.text.replace(/\s+/g, ' ').trim(), x0: r.x0, x1: r.x1, baseline: r.baseline, top: r.top, bottom: r.bottom, size, fontId: r.fontId };
+  }
   let text = '';
   let prev: TextRun | null = null;
   for (const r of runs) {
@@ -358,13 +390,18 @@ export function buildFragments(runs: TextRun[], gapFactor = FRAGMENT_GAP): Fragm
   for (const line of lines) {
     line.sort((a, b) => a.x0 - b.x0);
     let current: TextRun[] = [];
+    // Right edge of the fragment so far, kept as runs join (a line of single-glyph runs would
+    // otherwise cost a scan per run).
+    let reach = -Infinity;
     for (const run of line) {
       const last = current[current.length - 1];
-      if (last && run.x0 - Math.max(...current.map((r) => r.x1)) > gapFactor * Math.max(last.size, run.size)) {
+      if (last && run.x0 - reach > gapFactor * Math.max(last.size, run.size)) {
         fragments.push(makeFragment(current));
         current = [];
+        reach = -Infinity;
       }
       current.push(run);
+      if (run.x1 > reach) reach = run.x1;
     }
     if (current.length) fragments.push(makeFragment(current));
   }
@@ -510,20 +547,29 @@ const sameRow = (a: Box, b: Box) => Math.abs(a.baseline - b.baseline) <= SAME_LI
 
 /** Groups fragments (already in reading order) into paragraphs. */
 export function buildBlocks(ordered: Fragment[]): Block[] {
-  const blocks: Block[] = [];
-  let current: Fragment[] = [];
-  const flush = () => {
-    if (!current.length) return;
-    const runs = current.flatMap((f) => f.runs);
-    blocks.push({
-      lines: current,
-      x0: Math.min(...current.map((f) => f.x0)),
-      x1: Math.max(...current.map((f) => f.x1)),
-      top: Math.min(...current.map((f) => f.top)),
-      bottom: Math.max(...current.map((f) => f.bottom)),
+  return groupBlocks(ordered).map((lines) => {
+    const runs = lines.flatMap((f) => f.runs);
+    return {
+      lines,
+      x0: Math.min(...lines.map((f) => f.x0)),
+      x1: Math.max(...lines.map((f) => f.x1)),
+      top: Math.min(...lines.map((f) => f.top)),
+      bottom: Math.max(...lines.map((f) => f.bottom)),
       size: dominantBy(runs, (r) => Math.round(r.size * 10) / 10),
       fontId: dominantBy(runs, (r) => r.fontId),
-    });
+    };
+  });
+}
+
+/**
+ * The lines of each paragraph of buildBlocks, without the paragraph's box, size and font:
+ * all that plain text needs to tell a line break from a paragraph break.
+ */
+export function groupBlocks(ordered: Fragment[]): Fragment[][] {
+  const blocks: Fragment[][] = [];
+  let current: Fragment[] = [];
+  const flush = () => {
+    if (current.length) blocks.push(current);
     current = [];
   };
   for (const f of ordered) {
