@@ -21,21 +21,43 @@ const serialize = (value: unknown): unknown => {
   return value;
 };
 
-export function createLogger(level: LogLevel, base: LogFields = {}, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
-  const min = ORDER[level];
-  const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields) => {
-    if (ORDER[lvl] < min) return;
-    const record: LogFields = { time: new Date().toISOString(), level: lvl, msg, ...base };
+/**
+ * Every request gets a child logger (its request id), so a child is one small object whose
+ * methods live on the prototype, not five new closures.
+ */
+class JsonLogger implements Logger {
+  constructor(
+    private readonly min: number,
+    private readonly base: LogFields,
+    private readonly write: (line: string) => void,
+  ) {}
+
+  private emit(lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields): void {
+    if (ORDER[lvl] < this.min) return;
+    const record: LogFields = { time: new Date().toISOString(), level: lvl, msg, ...this.base };
     if (fields) for (const [k, v] of Object.entries(fields)) record[k] = serialize(v);
-    write(JSON.stringify(record, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) + '\n');
-  };
-  return {
-    debug: (m, f) => emit('debug', m, f),
-    info: (m, f) => emit('info', m, f),
-    warn: (m, f) => emit('warn', m, f),
-    error: (m, f) => emit('error', m, f),
-    child: (fields) => createLogger(level, { ...base, ...fields }, write),
-  };
+    this.write(JSON.stringify(record, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) + '\n');
+  }
+
+  debug(msg: string, fields?: LogFields) {
+    this.emit('debug', msg, fields);
+  }
+  info(msg: string, fields?: LogFields) {
+    this.emit('info', msg, fields);
+  }
+  warn(msg: string, fields?: LogFields) {
+    this.emit('warn', msg, fields);
+  }
+  error(msg: string, fields?: LogFields) {
+    this.emit('error', msg, fields);
+  }
+  child(fields: LogFields): Logger {
+    return new JsonLogger(this.min, { ...this.base, ...fields }, this.write);
+  }
+}
+
+export function createLogger(level: LogLevel, base: LogFields = {}, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+  return new JsonLogger(ORDER[level], base, write);
 }
 
 /** For tests and tools that want no output. */

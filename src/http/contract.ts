@@ -120,15 +120,21 @@ export async function loadContract(file: string): Promise<Contract> {
     return pathSeen ? 'method_not_allowed' : undefined;
   };
 
-  // An upload without query and without any of its operation's (optional) parameters has
-  // nothing for the validator to look at: the unpaid 402 path skips openapi-backend's request
-  // parsing there. Anything else (a parameter present, a path template, a JSON body, a $ref
-  // we did not resolve) goes through the full validation.
+  // An upload without query whose operation takes only optional headers has nothing for the
+  // validator to look at, except headers whose schema says more than "a string" (Node hands
+  // every header over as a string): the paid paths (402 and replay) skip openapi-backend's
+  // request parsing there. Anything else (a path template, a JSON body, a query, a constrained
+  // header present, a $ref we did not resolve) goes through the full validation.
   const optionalHeaders = new Map<Operation, string[] | null>();
+  const anyString = (schema: unknown) => {
+    const { type, description, example, ...rest } = (schema ?? {}) as Record<string, unknown>;
+    void description, example;
+    return type === 'string' && Object.keys(rest).length === 0;
+  };
   for (const op of operations) {
-    const params = (op.parameters ?? []) as { in?: string; name?: string; required?: boolean; $ref?: string }[];
+    const params = (op.parameters ?? []) as { in?: string; name?: string; required?: boolean; $ref?: string; schema?: unknown }[];
     const simple = !takesJson(op) && params.every((p) => !p.$ref && p.in === 'header' && !p.required && typeof p.name === 'string');
-    optionalHeaders.set(op, simple ? params.map((p) => p.name!.toLowerCase()) : null);
+    optionalHeaders.set(op, simple ? params.filter((p) => !anyString(p.schema)).map((p) => p.name!.toLowerCase()) : null);
   }
   const nothingToValidate = (operation: Operation, request: { headers: Record<string, unknown>; query: Record<string, string>; body?: unknown }) => {
     const headers = optionalHeaders.get(operation);

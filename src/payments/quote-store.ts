@@ -8,6 +8,7 @@
 import type { Database } from '../db/orm.ts';
 import type { Quote } from '../db/entities.ts';
 import type { Logger } from '../log.ts';
+import { createLru } from '../lib/lru.ts';
 
 export type QuoteRecord = Omit<Quote, 'id' | 'quotedTimes'>;
 
@@ -54,8 +55,16 @@ export function createQuoteStore(orm: Database, log: Logger, flushEveryMs = 20):
     return inFlight;
   };
 
+  // Quote times are kept to the second: the same request quoted again within the second it
+  // was last recorded at the same price adds nothing, so a client re-quoting in a loop costs
+  // no database write.
+  const recorded = createLru<string, string>(4096);
+
   return {
     record(q) {
+      const mark = `${Math.floor(q.createdAt.getTime() / 1000)}|${q.amount}|${q.pages}`;
+      if (recorded.get(q.fingerprint) === mark) return;
+      recorded.set(q.fingerprint, mark);
       pending.set(q.fingerprint, q);
       timer ??= setTimeout(() => void flush(), flushEveryMs);
     },
