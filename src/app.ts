@@ -80,6 +80,8 @@ export interface AppOverrides {
    * contract, the database and PDFium load here (start-up time).
    */
   chains?: Promise<Config['chains']>;
+  /** The database, already opening (main.ts starts it before this module graph loads). */
+  database?: Promise<Database>;
   /** The treasury senders (default: one per configured chain). */
   payoutSenders?: PayoutSenders;
   /** The settlement's clock: a test moves it past midnight instead of waiting. */
@@ -90,7 +92,7 @@ export interface AppOverrides {
 
 export async function createApp(config: Config, log: Logger, overrides: AppOverrides = {}): Promise<App> {
   // Small documents are inspected on this thread; PDFium loads now, not on the first quote.
-  const opened = openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, log });
+  const opened = overrides.database ?? openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, log });
   const [contract, orm, chains] = await Promise.all([loadContract(`${root}openapi.yaml`), opened, overrides.chains ?? config.chains, preloadPdfParser()]).catch(async (e: unknown) => {
     // Whatever failed (the devnet, say), a database that did open is closed cleanly.
     await opened.then((db) => db.close(true)).catch(() => undefined);
@@ -252,6 +254,8 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
       // PORT=0 picks a free port: quotes must name the real one.
       if (config.port === 0) publicBaseUrl = publicBaseUrl.replace(/:0$/, `:${address.port}`);
       scheduler.start();
+      // A moment after start, so the first requests (a health check) do not wait behind it.
+      setTimeout(() => void contract.warmValidators(), 1_000).unref();
       return address;
     },
     close: async () => {

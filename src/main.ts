@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import { createLogger } from './log.ts';
-import { createApp, type App } from './app.ts';
+import type { App } from './app.ts';
 import { devnetChains } from './devnet-profile.ts';
 import { acquireDirLock, DirectoryInUseError, type DirLock } from './lib/dir-lock.ts';
 
@@ -97,7 +97,12 @@ const chains =
     : Promise.resolve(config.chains);
 try {
   if (config.profile === 'devnet') await Promise.race([locked, chains]);
-  app = await createApp(config, log, { chains });
+  // The database opens, then the app's module graph loads (a second or two), while the
+  // devnet's chain processes boot.
+  const { openDatabase } = await import('./db/orm.ts');
+  const database = openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir, log });
+  const { createApp } = await import('./app.ts');
+  app = await createApp(config, log, { chains, database });
   const address = await app.listen();
   log.info('listening', { url: `http://${address.address}:${address.port}`, profile: config.profile, database: config.databaseUrl ? 'postgresql' : `pglite:${config.pgliteDir}`, lock: dataLock?.file });
 } catch (e) {

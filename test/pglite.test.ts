@@ -83,3 +83,35 @@ test('a cluster is created atomically: a half-made directory is moved aside, a c
   assert.deepEqual(rows.map((r: { fingerprint: string }) => r.fingerprint), ['kept']);
   await again.close(true);
 });
+
+test('a fresh cluster comes from the install-time template (every migration in it); a broken template falls back to initdb', async () => {
+  const { existsSync } = await import('node:fs');
+  const { writeFile, mkdir } = await import('node:fs/promises');
+  const { openDatabase } = await import('../src/db/orm.ts');
+  const { pgliteTemplatePath, seedFromTemplate } = await import('../src/db/pglite-template.ts');
+  const { migrationsList } = await import('../src/db/migrations/index.ts');
+  const { recordingLogger } = await import('./helpers/paid.ts');
+  // What `npm install` runs; the suite makes the template itself when install scripts did not.
+  if (!existsSync(pgliteTemplatePath())) {
+    const { execFileSync } = await import('node:child_process');
+    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/pglite-template.ts'], { stdio: 'ignore' });
+  }
+  const rec = recordingLogger();
+  const orm = await openDatabase({ databaseUrl: null, pgliteDir: join(dir, 'from-template'), log: rec.log });
+  try {
+    assert.equal(rec.count('embedded database created from the install-time template'), 1);
+    assert.equal(rec.count('migrations applied'), 0, 'the template holds every migration already');
+    const applied = await orm.em.getConnection().execute<{ name: string }[]>('select name from mikro_orm_migrations order by id');
+    assert.deepEqual(applied.map((m: { name: string }) => m.name), migrationsList.map((m: { name: string }) => m.name));
+    await orm.em.getConnection().execute(`insert into quote (fingerprint, resource, endpoint_key, amount, pages, created_at, quoted_times) values ('t', 'r', 'k', 1, 1, now(), array[now()])`);
+  } finally {
+    await orm.close(true);
+  }
+
+  const broken = join(dir, 'broken-template.tar.gz');
+  await writeFile(broken, 'not a tar');
+  await mkdir(join(dir, 'broken'));
+  const warned = recordingLogger();
+  assert.equal(await seedFromTemplate(join(dir, 'broken'), warned.log, broken), false);
+  assert.equal(warned.count('the embedded database template did not load; creating the cluster with initdb'), 1);
+});

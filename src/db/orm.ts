@@ -8,6 +8,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { allEntities } from './entities.ts';
 import { migrationsList } from './migrations/index.ts';
+import { seedFromTemplate } from './pglite-template.ts';
 import type { Logger } from '../log.ts';
 
 export type Database = MikroORM;
@@ -85,8 +86,12 @@ async function openPglite(dir: string, log: Logger, init: (dir: string) => Promi
     }
   }
   const creating = join(parent, `${basename(dir)}.creating-${process.pid}`);
-  rmSync(creating, { recursive: true, force: true });
-  mkdirSync(creating, { recursive: true });
+  const fresh = () => {
+    rmSync(creating, { recursive: true, force: true });
+    mkdirSync(creating, { recursive: true });
+  };
+  fresh();
+  if (!(await seedFromTemplate(creating, log))) fresh();
   const first = await init(creating);
   await first.close(true);
   writeFileSync(join(creating, CREATED_MARKER), `${new Date().toISOString()}\n`);
