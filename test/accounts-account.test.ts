@@ -100,8 +100,10 @@ describe('balances', () => {
       spent_atomic: SELLER_SPENT.toString(),
       payout_chain: 'base',
       endpoints_count: 2,
+      payouts: [{ id: r.body.payouts[0]?.id, wallet: seller.wallet, chain: 'base', to: seller.wallet, amount_atomic: SETTLED.toString(), status: 'sent', tx: '0xpayout', attempts: 0, error: null, created_at: r.body.payouts[0]?.created_at }],
       scopes: ['balance:read'],
     });
+    assert.equal(typeof r.body.payouts[0].created_at, 'number');
     assert.equal(r.body.earned_atomic, '123456789012354686100490753883');
     assert.equal(BigInt(r.body.earned_atomic), BigInt(r.body.settled_atomic) + BigInt(r.body.withdrawable_atomic));
   });
