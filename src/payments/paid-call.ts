@@ -182,7 +182,7 @@ const FINAL_5XX = new Set(['processing_timeout', 'upstream_timeout', 'upstream_5
 const isFinalFailure = (err: unknown) => err instanceof AppError && (err.status < 500 || FINAL_5XX.has(err.code));
 
 async function runOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, p: PaidRequest): Promise<HandlerResult> {
-  const begun = await deps.gate.beginRun(s.key);
+  const begun = s.outcome.kind === 'claimed' && s.outcome.runCounted ? ({ kind: 'run' } as const) : await deps.gate.beginRun(s.key);
   if (begun.kind === 'replay') {
     ctx.log.warn('paid run attempts exhausted: replaying the last failure', { receipt: s.key });
     return replay(begun.answer);

@@ -25,7 +25,13 @@ export interface StoredAnswer {
 
 export type GateOutcome =
   /** This caller holds the receipt. payment: the ledger row's tx and payer when it already has one (a crashed run taken over). */
-  | { kind: 'claimed'; paymentId: number | null; payment?: { tx: string; payer: string } }
+  | {
+      kind: 'claimed';
+      paymentId: number | null;
+      payment?: { tx: string; payer: string };
+      /** The first run attempt is already counted (a fresh consume): no beginRun before it. */
+      runCounted?: boolean;
+    }
   | { kind: 'replay'; answer: StoredAnswer };
 
 /** Money a reservation holds while it is settled, counted against the payer's balance. */
@@ -73,6 +79,13 @@ export interface ReceiptGate {
 const PRIMARY_KEY = `coalesce((select alias_of from consumed_receipt where receipt_key = ?), ?)`;
 
 export const net = (amount: bigint, takeBps: number) => (amount * BigInt(10_000 - takeBps)) / 10_000n;
+
+/** A ledger row's columns and their values (money as decimal text: numeric(78,0) never meets a float). */
+const LEDGER_COLUMNS = 'network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, endpoint_id, take_bps, fee, net, buyer_wallet';
+const ledgerValues = (ledger: LedgerEntry) => {
+  const netAmount = net(ledger.amount, ledger.takeBps);
+  return [ledger.network, ledger.tx, ledger.payer, ledger.amount.toString(), ledger.quotedAmount.toString(), ledger.endpointPath, ledger.sellerId, ledger.endpointId, ledger.takeBps, (ledger.amount - netAmount).toString(), netAmount.toString(), ledger.buyerWallet ?? null];
+};
 
 const consumed = () =>
   new AppError('tx_already_consumed', 409, 'This payment has already been used for a different request.', {
@@ -161,12 +174,7 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRun
   };
 
   const insertLedger = async (tx: SqlEntityManager, ledger: LedgerEntry): Promise<number> => {
-    const netAmount = net(ledger.amount, ledger.takeBps);
-    const rows = await tx.execute<{ id: string }[]>(
-      `insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, endpoint_id, take_bps, fee, net, buyer_wallet)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
-      [ledger.network, ledger.tx, ledger.payer, ledger.amount.toString(), ledger.quotedAmount.toString(), ledger.endpointPath, ledger.sellerId, ledger.endpointId, ledger.takeBps, (ledger.amount - netAmount).toString(), netAmount.toString(), ledger.buyerWallet ?? null],
-    );
+    const rows = await tx.execute<{ id: string }[]>(`insert into payment (${LEDGER_COLUMNS}) values (${LEDGER_COLUMNS.split(',').map(() => '?').join(', ')}) returning id`, ledgerValues(ledger));
     return Number(rows[0].id);
   };
 
@@ -212,14 +220,20 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRun
     check: resolveExisting,
 
     async consume(key, network, fingerprint, ledger) {
-      const paymentId = await em().transactional(async (tx) => {
-        const inserted = await insertReceipt(tx, key, network, fingerprint);
-        if (!inserted.length) return null;
-        const id = await insertLedger(tx, ledger);
-        await tx.execute('update consumed_receipt set payment_id = ? where receipt_key = ?', [id, key]);
-        return id;
-      });
-      if (paymentId !== null) return { kind: 'claimed', paymentId };
+      // One statement, so one round trip and atomic without a transaction: the receipt row takes
+      // the ledger row's id from its sequence, and the ledger row is written only when the
+      // receipt row was (a receipt consumed before inserts nothing; a failing ledger insert
+      // leaves no receipt row either). The run that follows at once is counted here too.
+      const rows = await em().execute<{ id: string }[]>(
+        `with r as (
+           insert into consumed_receipt (receipt_key, network, fingerprint, state, lease_until, payment_id, attempts)
+           values (?, ?, ?, 'running', now() + (? * interval '1 millisecond'), nextval(pg_get_serial_sequence('payment', 'id')), 1)
+           on conflict do nothing returning payment_id)
+         insert into payment (id, ${LEDGER_COLUMNS})
+         select r.payment_id, ${LEDGER_COLUMNS.split(',').map(() => '?').join(', ')} from r returning id`,
+        [key, network, fingerprint, opts.leaseMs, ...ledgerValues(ledger)],
+      );
+      if (rows.length) return { kind: 'claimed', paymentId: Number(rows[0].id), runCounted: true };
       return (await resolveExisting(key, fingerprint)) ?? (await this.consume(key, network, fingerprint, ledger));
     },
 
