@@ -15,7 +15,9 @@ import pg from 'pg';
 import { httpbis, createVerifier } from 'http-message-signatures';
 import type { TestDevnet } from './helpers/devnet.ts';
 import { decodePaymentResponse, sessionToken, startPaidTestEnv, xPayment, type PaidTestEnv } from './helpers/paid.ts';
-import { endpointInput, eventually, evmSigner, publish, register } from './helpers/sellers.ts';
+import { endpointInput, eventually, evmSigner, listEndpoints, publish, register } from './helpers/sellers.ts';
+import { createPaycallClient } from '../sdk/paycall-client.ts';
+import { walletActions } from '../sdk/wallet-actions.ts';
 import { newKey } from './helpers/keys.ts';
 import { assertMatchesContract } from './helpers/contract.ts';
 import { signEip3009Authorization, solanaPartiallySignedTransfer } from '../devnet/buyer.ts';
@@ -259,4 +261,18 @@ test('take rates on awkward amounts: fee + net = amount, net = floor(amount x (1
   assert.equal(huge - net(huge, 400) + net(huge, 400), huge);
   assert.equal(net(1n, 300), 0n);
   assert.equal(net(33n, 400), 31n);
+});
+
+test('a price or description change is quoted at once (serialized quotes are reused only while what they price is unchanged)', async () => {
+  const first = (await (await post('limit', '{}')).json()) as any;
+  assert.equal(first.accepts[0].maxAmountRequired, '20000');
+  const { api } = createPaycallClient({ baseUrl: t.baseUrl });
+  const id = Number((await listEndpoints(t.baseUrl, seller)).body.endpoints.find((e: any) => e.path_suffix === 'limit').id);
+  const updated = await walletActions(api, seller).update(id, { atomic_price: 25_000, desc: 'Dearer now' });
+  assert.equal(updated.response.status, 200, JSON.stringify(updated.error));
+  const res = await post('limit', '{}');
+  const body = (await res.json()) as any;
+  assert.deepEqual([body.accepts[0].maxAmountRequired, body.accepts[0].description], ['25000', 'Dearer now']);
+  const v2 = JSON.parse(Buffer.from(res.headers.get('payment-required')!, 'base64').toString());
+  assert.equal(v2.accepts[0].amount, '25000');
 });
