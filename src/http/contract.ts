@@ -128,9 +128,8 @@ export async function loadContract(file: string): Promise<Contract> {
   // header present, a $ref we did not resolve) goes through the full validation.
   const optionalHeaders = new Map<Operation, string[] | null>();
   const anyString = (schema: unknown) => {
-    const { type, description, example, ...rest } = (schema ?? {}) as Record<string, unknown>;
-    void description, example;
-    return type === 'string' && Object.keys(rest).length === 0;
+    const s = (schema ?? {}) as Record<string, unknown>;
+    return s.type === 'string' && Object.keys(s).every((k) => k === 'type' || k === 'description' || k === 'example');
   };
   for (const op of operations) {
     const params = (op.parameters ?? []) as { in?: string; name?: string; required?: boolean; $ref?: string; schema?: unknown }[];
