@@ -4,7 +4,9 @@
  * these checks run before any quote: nobody pays for a file we cannot read.
  */
 import { AppError } from '../../http/app-error.ts';
+import { openFastText, type FastTextDocument } from './fast-text/fast-text.ts';
 import { discardPdfium, isPdfiumCrash, loadPdfium, type Pdfium } from './pdfium-module.ts';
+import type { RawPageText } from './text-runs.ts';
 
 const ascii = (bytes: Uint8Array, start: number, end: number): string => {
   let s = '';
@@ -43,14 +45,16 @@ const openError = (code: number): AppError => {
 /** One loaded page. Close it before loading many more: a page holds its parsed content. */
 export interface PdfPage {
   pdfium: Pdfium;
-  /** FPDF_PAGE handle. */
-  handle: number;
+  /** FPDF_PAGE handle: PDFium parses the page on first use (the fast text path may not need it). */
+  readonly handle: number;
   /** The page's box as shown (crop box within the media box), PDF user space: [x0, y0, x1, y1]. */
   viewBox: [number, number, number, number];
   /** /Rotate in quarter turns clockwise. */
   rotate: 0 | 1 | 2 | 3;
   /** FPDF_TEXTPAGE handle, loaded on first use (the costly part of reading text). */
   textPage(): number;
+  /** The page's text runs from the fast content-stream reader, or null where PDFium must read it. */
+  fastText(): RawPageText | null;
   close(): void;
 }
 
@@ -82,16 +86,25 @@ export function pdfiumCrashAsAppError(error: unknown): unknown {
   return new AppError('invalid_document', 422, 'the PDF could not be processed: the PDF engine failed on it');
 }
 
-export async function openPdf(bytes: Uint8Array, options: { password?: string } = {}): Promise<PdfDocument> {
+export interface OpenPdfOptions {
+  password?: string;
+  /**
+   * Read text with the fast content-stream reader where it understands a page (default), or
+   * with PDFium only (false: the reference the fast reader is tested against).
+   */
+  fastText?: boolean;
+}
+
+export async function openPdf(bytes: Uint8Array, options: OpenPdfOptions = {}): Promise<PdfDocument> {
   assertPdfShape(bytes);
   try {
-    return await openWithPdfium(bytes, options);
+    return await openWithPdfium(bytes, { ...options, fastText: options.fastText ?? options.password === undefined });
   } catch (error) {
     throw pdfiumCrashAsAppError(error);
   }
 }
 
-async function openWithPdfium(bytes: Uint8Array, options: { password?: string }): Promise<PdfDocument> {
+async function openWithPdfium(bytes: Uint8Array, options: OpenPdfOptions): Promise<PdfDocument> {
   const pdfium = await loadPdfium();
   const { x } = pdfium;
   // PDFium reads the document from its own memory for as long as it is open: one copy in,
@@ -125,32 +138,62 @@ async function openWithPdfium(bytes: Uint8Array, options: { password?: string })
     throw new AppError('invalid_document', 422, 'the PDF has no pages');
   }
   const rect = x.malloc(16);
+  // The fast text reader of the same bytes, opened on first use (null: PDFium reads them all).
+  let fast: FastTextDocument | null | undefined;
   return {
     pdfium,
     numPages,
     getPage(pageNumber) {
-      const handle = x.FPDF_LoadPage(doc, pageNumber - 1);
-      if (!handle) throw new Error(`PDFium could not load page ${pageNumber}`);
-      // FS_RECTF: left, top, right, bottom.
-      x.FPDF_GetPageBoundingBox(handle, rect);
-      const f32 = pdfium.f32();
-      const [left, top, right, bottom] = [f32[rect >> 2], f32[(rect >> 2) + 1], f32[(rect >> 2) + 2], f32[(rect >> 2) + 3]];
+      let handle = 0;
       let textPage = 0;
+      let box: { viewBox: [number, number, number, number]; rotate: 0 | 1 | 2 | 3 } | null = null;
+      const load = () => {
+        if (handle) return handle;
+        handle = x.FPDF_LoadPage(doc, pageNumber - 1);
+        if (!handle) throw new Error(`PDFium could not load page ${pageNumber}`);
+        return handle;
+      };
+      const pageBox = () => {
+        if (box) return box;
+        // FS_RECTF: left, top, right, bottom.
+        x.FPDF_GetPageBoundingBox(load(), rect);
+        const f32 = pdfium.f32();
+        const [left, top, right, bottom] = [f32[rect >> 2], f32[(rect >> 2) + 1], f32[(rect >> 2) + 2], f32[(rect >> 2) + 3]];
+        box = {
+          viewBox: [Math.min(left, right), Math.min(top, bottom), Math.max(left, right), Math.max(top, bottom)],
+          rotate: (((x.FPDFPage_GetRotation(handle) % 4) + 4) % 4) as 0 | 1 | 2 | 3,
+        };
+        return box;
+      };
+      // Without the fast reader, a page PDFium cannot load fails here, as it always did.
+      if (!options.fastText) load();
       return {
         pdfium,
-        handle,
-        viewBox: [Math.min(left, right), Math.min(top, bottom), Math.max(left, right), Math.max(top, bottom)],
-        rotate: (((x.FPDFPage_GetRotation(handle) % 4) + 4) % 4) as 0 | 1 | 2 | 3,
+        get handle() {
+          return load();
+        },
+        get viewBox() {
+          return pageBox().viewBox;
+        },
+        get rotate() {
+          return pageBox().rotate;
+        },
         textPage() {
-          textPage ||= x.FPDFText_LoadPage(handle);
+          textPage ||= x.FPDFText_LoadPage(load());
           return textPage;
+        },
+        fastText() {
+          if (!options.fastText) return null;
+          fast ??= openFastText(bytes, numPages);
+          return fast?.pageText(pageNumber) ?? null;
         },
         close() {
           // After a crash the instance is gone: closing would call into it again.
           if (pdfium.discarded()) return;
           if (textPage) x.FPDFText_ClosePage(textPage);
           textPage = 0;
-          x.FPDF_ClosePage(handle);
+          if (handle) x.FPDF_ClosePage(handle);
+          handle = 0;
         },
       };
     },

@@ -7,6 +7,7 @@
  */
 import type { PdfPage } from './open-pdf.ts';
 import { baseFontName } from './page-fonts.ts';
+import { isSpace, layoutRuns, outsideView, RunBuilder, type RawPageText } from './text-runs.ts';
 
 /** A run of characters of one text object on one line, positioned in the reading frame. */
 export interface TextRun {
@@ -99,94 +100,35 @@ export function displayTransform(viewBox: [number, number, number, number], rota
   return { transform: [a, b, c, d, offX - a * cx - c * cy, offY - b * cx - d * cy], width, height };
 }
 
-const quarterOf = (dx: number, dy: number): 0 | 1 | 2 | 3 => {
-  const q = Math.round(Math.atan2(dy, dx) / (Math.PI / 2));
-  return (((q % 4) + 4) % 4) as 0 | 1 | 2 | 3;
-};
-
 const median = (values: number[]): number => {
   if (values.length === 0) return 0;
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 };
 
-/** Characters of one text object on one line, in PDF user space, before the frame is known. */
-interface RawRun {
-  /** UTF-16 code units of the run's text: one string per run, made when it ends. */
-  codes: number[];
-  text: string;
-  object: number;
-  font: number;
-  /** Loose box (font ascent to descent, origin to advance) of its characters. */
-  left: number;
-  bottom: number;
-  right: number;
-  top: number;
-  /** Origin of the first character (on the baseline). */
-  ox: number;
-  oy: number;
-  /** Unit direction of the baseline, user space. */
-  dx: number;
-  dy: number;
-  size: number;
-  /** Furthest extent along the baseline so far, to spot a gap or a wide jump inside one text object. */
-  reach: number;
-  pendingSpace: boolean;
+/**
+ * Reads the text layer of one page into fragments positioned in its reading frame: from the
+ * fast content-stream reader when it understands the page (fast-text/), else from PDFium.
+ */
+export function readPageText(page: PdfPage): PageText {
+  return layoutRuns(page.fastText() ?? readPdfiumRuns(page));
 }
 
-/** Within one text object, a jump wider than this many font sizes starts another run (a column or a cell). */
-const RUN_GAP = 0.8;
-/** A gap wider than this many font sizes between two characters of a run is a word space (pdf.js used 0.102). */
-const SPACE_GAP = 0.1;
-
-const isSpace = (u: number) => u === 0x20 || u === 0x09 || u === 0xa0 || (u >= 0x2000 && u <= 0x200b) || u === 0x3000;
-
 /**
- * Appends a character's UTF-16 code units. Compatibility characters are folded, as pdf.js did
- * (its text layer normalised them): ligatures "ﬁ" -> "fi" and the like, so words match what
- * people search.
- */
-const pushChar = (codes: number[], u: number): void => {
-  if (u < 0x2024 || (u > 0x2026 && u < 0xfb00) || (u > 0xfb4f && u < 0x10000)) {
-    codes.push(u);
-    return;
-  }
-  const ch = String.fromCodePoint(u);
-  const folded = u < 0x10000 ? ch.normalize('NFKC') : ch;
-  for (let i = 0; i < folded.length; i++) codes.push(folded.charCodeAt(i));
-};
-
-/**
- * The string of a run's code units, made once: a string grown a character at a time is a
- * rope that the layout's first string operation has to flatten, a copy per run.
- */
-const codesToString = (codes: number[]): string => {
-  if (codes.length <= 4096) return String.fromCharCode.apply(null, codes);
-  // apply() takes a bounded number of arguments.
-  let s = '';
-  for (let i = 0; i < codes.length; i += 4096) s += String.fromCharCode.apply(null, codes.slice(i, i + 4096));
-  return s;
-};
-
-/**
- * Reads the text layer of one page into runs positioned in its reading frame. PDFium gives
- * each character its unicode value, its text object and its box; runs are consecutive
- * characters of one text object, cut at PDFium's line breaks and at wide jumps, which is
- * about what pdf.js reported as text items.
+ * PDFium's text page as runs. PDFium gives each character its unicode value, its text object
+ * and its box; runs are consecutive characters of one text object, cut at PDFium's line
+ * breaks and at wide jumps.
  *
  * Cost matters here (a call per character per property): per character only unicode, text
  * object and loose box are read; matrix, origin, size and font once per run.
  */
-export function readPageText(page: PdfPage): PageText {
-  const { pdfium } = page;
+export function readPdfiumRuns(page: PdfPage): RawPageText {
+  const { pdfium, viewBox, rotate } = page;
   const { x } = pdfium;
-  const view = displayTransform(page.viewBox, page.rotate);
-  const vt = view.transform;
   const tp = page.textPage();
   const count = tp ? x.FPDFText_CountChars(tp) : 0;
-  if (count <= 0) return { frame: makeFrame(view.width, view.height, 0, vt), fragments: [] };
-
-  const [vx0, vy0, vx1, vy1] = page.viewBox;
+  const builder = new RunBuilder();
+  if (count <= 0) return { runs: [], viewBox, rotate };
   // Scratch memory: a loose box (4 floats), a matrix (6 floats), an origin (2 doubles), a font name.
   const scratch = x.malloc(384);
   const loose = scratch + 32;
@@ -194,18 +136,6 @@ export function readPageText(page: PdfPage): PageText {
   const origin = scratch + 72;
   const nameBuffer = { ptr: scratch + 128, size: 256 };
   const fontNames = new Map<number, string>();
-  const raw: RawRun[] = [];
-  let cur: RawRun | null = null;
-  const flush = () => {
-    const run: RawRun | null = cur;
-    cur = null;
-    if (!run || !run.codes.length) return;
-    // A space that ended a run stays in its text, as it did in pdf.js's items: the next run
-    // may sit closer than the layout's word-gap threshold (a word in another font).
-    if (run.pendingSpace) run.codes.push(0x20);
-    run.text = codesToString(run.codes);
-    raw.push(run);
-  };
   try {
     for (let k = 0; k < count; k++) {
       // One call per character: FPDFText_GetText would be one call per page, but it returns
@@ -213,12 +143,12 @@ export function readPageText(page: PdfPage): PageText {
       const u = x.FPDFText_GetUnicode(tp, k);
       if (u === 0x0d || u === 0x0a) {
         // PDFium's line breaks (generated between lines it found): a run never spans them.
-        flush();
+        builder.lineBreak();
         continue;
       }
       // Spaces, the document's or the ones PDFium generated for wide gaps, are only noted.
       if (isSpace(u)) {
-        if (cur) cur.pendingSpace = true;
+        builder.space();
         continue;
       }
       // PDFium reports a hyphen that ends a line as U+0002.
@@ -229,106 +159,33 @@ export function readPageText(page: PdfPage): PageText {
       const f32box = pdfium.f32();
       // FS_RECTF: left, top, right, bottom.
       const l = f32box[loose >> 2];
-      const tp_ = f32box[(loose >> 2) + 1];
+      const t = f32box[(loose >> 2) + 1];
       const r = f32box[(loose >> 2) + 2];
-      const bt = f32box[(loose >> 2) + 3];
-      // Text wholly outside the page's visible box (cut off by the crop box) is not on the
-      // page as shown; pdftotext and pdf.js leave it out too.
-      if (Math.max(l, r) < vx0 || Math.min(l, r) > vx1 || Math.max(tp_, bt) < vy0 || Math.min(tp_, bt) > vy1) continue;
-      if (cur !== null && cur.object === object) {
-        const run: RawRun = cur;
-        // Extent of this character along the run's baseline (the loose box spans its advance).
-        const p1 = l * run.dx + bt * run.dy;
-        const p2 = r * run.dx + tp_ * run.dy;
-        const p3 = l * run.dx + tp_ * run.dy;
-        const p4 = r * run.dx + bt * run.dy;
-        const along0 = Math.min(p1, p2, p3, p4);
-        const along1 = Math.max(p1, p2, p3, p4);
-        const gap = along0 - run.reach;
-        if (!(gap > RUN_GAP * run.size || along1 < run.reach - 4 * run.size)) {
-          // A visible gap inside a text object is a space even when the document has none
-          // (letter-spaced code listings, words placed by kerning): pdf.js's threshold.
-          if (run.pendingSpace || gap > SPACE_GAP * run.size) run.codes.push(0x20);
-          run.pendingSpace = false;
-          pushChar(run.codes, code);
-          if (l < run.left) run.left = l;
-          if (r > run.right) run.right = r;
-          if (bt < run.bottom) run.bottom = bt;
-          if (tp_ > run.top) run.top = tp_;
-          if (along1 > run.reach) run.reach = along1;
-          continue;
-        }
-      }
-      flush();
+      const b = f32box[(loose >> 2) + 3];
+      // Text wholly outside the page's visible box is not on the page as shown; pdftotext
+      // and pdf.js leave it out too.
+      if (outsideView(viewBox, l, t, r, b)) continue;
+      if (builder.extend(object, code, l, t, r, b)) continue;
       // A new run: its matrix, size, origin and font, once.
       x.FPDFText_GetMatrix(tp, k, matrix);
       x.FPDFText_GetCharOrigin(tp, k, origin, origin + 8);
       const fontSize = x.FPDFText_GetFontSize(tp, k);
       const f32 = pdfium.f32();
       const o64 = pdfium.f64();
-      const [a, b, c, d] = [f32[matrix >> 2], f32[(matrix >> 2) + 1], f32[(matrix >> 2) + 2], f32[(matrix >> 2) + 3]];
-      const scaleX = Math.hypot(a, b);
-      const dx = scaleX ? a / scaleX : 1;
-      const dy = scaleX ? b / scaleX : 0;
-      const size = fontSize * Math.hypot(c, d) || Math.abs(tp_ - bt) || 1;
+      const [ma, mb, mc, md] = [f32[matrix >> 2], f32[(matrix >> 2) + 1], f32[(matrix >> 2) + 2], f32[(matrix >> 2) + 3]];
+      const scaleX = Math.hypot(ma, mb);
+      const dx = scaleX ? ma / scaleX : 1;
+      const dy = scaleX ? mb / scaleX : 0;
+      const size = fontSize * Math.hypot(mc, md) || Math.abs(t - b) || 1;
       const font = x.FPDFTextObj_GetFont(object);
-      if (!fontNames.has(font)) fontNames.set(font, baseFontName(pdfium, font, nameBuffer));
-      const reach = Math.max(l * dx + bt * dy, r * dx + tp_ * dy, l * dx + tp_ * dy, r * dx + bt * dy);
-      const codes: number[] = [];
-      pushChar(codes, code);
-      cur = {
-        codes,
-        text: '',
-        object,
-        font,
-        left: Math.min(l, r),
-        right: Math.max(l, r),
-        bottom: Math.min(bt, tp_),
-        top: Math.max(bt, tp_),
-        ox: o64[origin >> 3],
-        oy: o64[(origin >> 3) + 1],
-        dx,
-        dy,
-        size,
-        reach,
-        pendingSpace: false,
-      };
+      let fontId = fontNames.get(font);
+      if (fontId === undefined) fontNames.set(font, (fontId = baseFontName(pdfium, font, nameBuffer)));
+      builder.start(object, code, l, t, r, b, dx, dy, size, o64[origin >> 3], o64[(origin >> 3) + 1], fontId);
     }
-    flush();
   } finally {
     x.free(scratch);
   }
-
-  // The dominant direction on the display decides the reading frame.
-  const weight = [0, 0, 0, 0];
-  const quarters = raw.map((r) => {
-    const q = quarterOf(vt[0] * r.dx + vt[2] * r.dy, vt[1] * r.dx + vt[3] * r.dy);
-    weight[q] += r.text.length;
-    return q;
-  });
-  const dominant = weight.indexOf(Math.max(...weight)) as 0 | 1 | 2 | 3;
-  const frame = makeFrame(view.width, view.height, dominant, vt);
-  const toFrame = (px: number, py: number) => frame.toFrame(vt[0] * px + vt[2] * py + vt[4], vt[1] * px + vt[3] * py + vt[5]);
-  const runs: TextRun[] = raw.map((r, i) => {
-    const [u1, v1] = toFrame(r.left, r.bottom);
-    const [u2, v2] = toFrame(r.right, r.bottom);
-    const [u3, v3] = toFrame(r.left, r.top);
-    const [u4, v4] = toFrame(r.right, r.top);
-    const bottom = Math.max(v1, v2, v3, v4);
-    return {
-      text: r.text,
-      x0: Math.min(u1, u2, u3, u4),
-      x1: Math.max(u1, u2, u3, u4),
-      top: Math.min(v1, v2, v3, v4),
-      bottom,
-      // Runs in another direction than the page's have no usable origin in this frame:
-      // the bottom of their box, less a typical descent, stands in.
-      baseline: quarters[i] === dominant ? toFrame(r.ox, r.oy)[1] : bottom - 0.2 * r.size,
-      size: r.size,
-      fontId: fontNames.get(r.font) ?? '',
-    };
-  });
-  return { frame, fragments: buildFragments(runs) };
+  return { runs: builder.finish(), viewBox, rotate };
 }
 
 const dominantBy = <T>(runs: TextRun[], key: (r: TextRun) => T): T => {

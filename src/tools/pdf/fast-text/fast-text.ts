@@ -1,0 +1,384 @@
+/**
+ * The fast text path: reads a page's text straight from its content stream (text operators,
+ * fonts from the resources) into the same runs PDFium's text page gives (text-runs.ts),
+ * several times cheaper than PDFium's text page in WebAssembly. It answers only for pages it
+ * fully understands; for any other page (or document) it answers null and PDFium reads it,
+ * so the output never depends on a guess. See docs/decisions.md ("pdf-text: two engines").
+ */
+import { RunBuilder, isSpace, outsideView, type RawPageText } from '../text-runs.ts';
+import { loadFont, type FastFont } from './fonts.ts';
+import { Lexer, Op, PdfObjects, PdfStream, PdfString, Ref, Unsupported, type PdfDict, type PdfValue } from './pdf-objects.ts';
+
+export interface FastTextDocument {
+  /** The page's runs, or null when the fast path cannot read it (PDFium will). */
+  pageText(pageNumber: number): RawPageText | null;
+}
+
+interface PageInfo {
+  dict: PdfDict;
+  resources: PdfDict | undefined;
+  viewBox: [number, number, number, number];
+  rotate: 0 | 1 | 2 | 3;
+}
+
+/** Form XObjects nest at most this deep (a loop of forms is refused, not followed). */
+const MAX_FORM_DEPTH = 12;
+/** Operators per page before the fast path gives the page to PDFium (a bound on hostile input). */
+const MAX_OPERATORS = 2_000_000;
+
+/**
+ * Opens the fast reader over the same bytes PDFium opened; null when the document is not
+ * one it reads (encrypted, a damaged cross-reference, another page count than PDFium's).
+ */
+export function openFastText(bytes: Uint8Array, expectedPages: number): FastTextDocument | null {
+  let objects: PdfObjects;
+  let pages: PageInfo[];
+  try {
+    objects = new PdfObjects(bytes);
+    pages = pageList(objects);
+  } catch (error) {
+    if (error instanceof Unsupported || error instanceof RangeError) return null;
+    throw error;
+  }
+  if (pages.length !== expectedPages) return null;
+  const fonts = new Map<PdfValue, FastFont | Unsupported>();
+  return {
+    pageText(pageNumber) {
+      const page = pages[pageNumber - 1];
+      if (!page) return null;
+      try {
+        return readPage(objects, fonts, page);
+      } catch (error) {
+        // RangeError: a stack or an allocation too large for a hostile file; PDFium decides.
+        if (error instanceof Unsupported || error instanceof RangeError) return null;
+        throw error;
+      }
+    },
+  };
+}
+
+const numbers = (objects: PdfObjects, v: PdfValue | undefined, n: number): number[] | null => {
+  const a = objects.array(v);
+  if (!a || a.length < n) return null;
+  const out = a.slice(0, n).map((x) => objects.resolve(x));
+  return out.every((x) => typeof x === 'number' && Number.isFinite(x)) ? (out as number[]) : null;
+};
+
+/** The page tree in order, with inherited resources, boxes and rotation. */
+function pageList(objects: PdfObjects): PageInfo[] {
+  const root = objects.dict(objects.trailer.get('Root'));
+  const pages: PageInfo[] = [];
+  const seen = new Set<PdfDict>();
+  const walk = (node: PdfDict | undefined, inherited: { resources?: PdfDict; mediaBox?: number[]; cropBox?: number[]; rotate?: number }, depth: number) => {
+    if (!node || seen.has(node) || depth > 64) throw new Unsupported('bad page tree');
+    seen.add(node);
+    const here = {
+      resources: objects.dict(node.get('Resources')) ?? inherited.resources,
+      mediaBox: numbers(objects, node.get('MediaBox'), 4) ?? inherited.mediaBox,
+      cropBox: numbers(objects, node.get('CropBox'), 4) ?? inherited.cropBox,
+      rotate: objects.num(node, 'Rotate') ?? inherited.rotate,
+    };
+    const kids = objects.array(node.get('Kids'));
+    const type = objects.get(node, 'Type');
+    if (type === 'Page' || (!kids && type !== 'Pages')) {
+      const media = here.mediaBox ?? [0, 0, 612, 792];
+      const crop = here.cropBox ?? media;
+      const m = [Math.min(media[0], media[2]), Math.min(media[1], media[3]), Math.max(media[0], media[2]), Math.max(media[1], media[3])];
+      const c = [Math.min(crop[0], crop[2]), Math.min(crop[1], crop[3]), Math.max(crop[0], crop[2]), Math.max(crop[1], crop[3])];
+      // The crop box is clipped to the media box; an empty intersection falls back to the media box.
+      let view: [number, number, number, number] = [Math.max(m[0], c[0]), Math.max(m[1], c[1]), Math.min(m[2], c[2]), Math.min(m[3], c[3])];
+      if (view[0] >= view[2] || view[1] >= view[3]) view = m as [number, number, number, number];
+      const turns = Math.round((here.rotate ?? 0) / 90);
+      if ((here.rotate ?? 0) % 90 !== 0) throw new Unsupported('rotation not a multiple of 90');
+      pages.push({ dict: node, resources: here.resources, viewBox: view, rotate: (((turns % 4) + 4) % 4) as 0 | 1 | 2 | 3 });
+      return;
+    }
+    for (const kid of kids ?? []) walk(objects.dict(kid), here, depth + 1);
+  };
+  walk(objects.dict(root?.get('Pages')), {}, 0);
+  return pages;
+}
+
+/** The decoded bytes of the page's content streams, in order, with a space between. */
+function pageContent(objects: PdfObjects, page: PdfDict): Uint8Array {
+  const contents = objects.resolve(page.get('Contents'));
+  if (contents === undefined || contents === null) return new Uint8Array(0);
+  if (contents instanceof PdfStream) return objects.decode(contents);
+  if (!Array.isArray(contents)) throw new Unsupported('bad /Contents');
+  const parts = contents.map((c) => {
+    const s = objects.resolve(c);
+    if (!(s instanceof PdfStream)) throw new Unsupported('bad content stream');
+    return objects.decode(s);
+  });
+  return Buffer.concat(parts.flatMap((p) => [p, Buffer.from(' ')]));
+}
+
+type Matrix = [number, number, number, number, number, number];
+
+/** m1 × m2 (m1 applied first). */
+const mul = (m1: Matrix, m2: Matrix): Matrix => [
+  m1[0] * m2[0] + m1[1] * m2[2],
+  m1[0] * m2[1] + m1[1] * m2[3],
+  m1[2] * m2[0] + m1[3] * m2[2],
+  m1[2] * m2[1] + m1[3] * m2[3],
+  m1[4] * m2[0] + m1[5] * m2[2] + m2[4],
+  m1[4] * m2[1] + m1[5] * m2[3] + m2[5],
+];
+
+interface GraphicsState {
+  ctm: Matrix;
+  font: FastFont | null;
+  /** Why the current font cannot be read, when it cannot. */
+  fontError: Unsupported | null;
+  fontSize: number;
+  charSpacing: number;
+  wordSpacing: number;
+  /** Horizontal scaling, as a fraction. */
+  scale: number;
+  leading: number;
+  rise: number;
+}
+
+function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupported>, page: PageInfo): RawPageText {
+  const builder = new RunBuilder();
+  const { viewBox } = page;
+  let objectId = 0;
+  let operators = 0;
+
+  const fontOf = (resources: PdfDict | undefined, name: string): FastFont | Unsupported => {
+    const fontDict = objects.dict(objects.get(resources, 'Font'));
+    const ref = fontDict?.get(name);
+    if (ref === undefined) return new Unsupported(`font ${name} missing`);
+    const key = ref instanceof Ref ? ref.num : ref;
+    let font = fonts.get(key);
+    if (font === undefined) {
+      try {
+        font = loadFont(objects, ref);
+      } catch (error) {
+        if (!(error instanceof Unsupported)) throw error;
+        font = error;
+      }
+      fonts.set(key, font);
+    }
+    // A font we cannot read is only a problem if it shows text: remember it, fail on use.
+    return font;
+  };
+
+  const run = (content: Uint8Array, resources: PdfDict | undefined, ctm: Matrix, depth: number): void => {
+    const lex = new Lexer(content);
+    const stack: GraphicsState[] = [];
+    let gs: GraphicsState = { ctm, font: null, fontError: null, fontSize: 0, charSpacing: 0, wordSpacing: 0, scale: 1, leading: 0, rise: 0 };
+    let tm: Matrix = [1, 0, 0, 1, 0, 0];
+    let tlm: Matrix = [1, 0, 0, 1, 0, 0];
+    const operands: PdfValue[] = [];
+
+    const num = (i: number): number => {
+      const v = operands[operands.length - i];
+      if (typeof v !== 'number') throw new Unsupported('operand is not a number');
+      return v;
+    };
+    const moveLine = (tx: number, ty: number) => {
+      tlm = [tlm[0], tlm[1], tlm[2], tlm[3], tx * tlm[0] + ty * tlm[2] + tlm[4], tx * tlm[1] + ty * tlm[3] + tlm[5]];
+      tm = tlm;
+    };
+
+    const show = (s: PdfValue) => {
+      if (!(s instanceof PdfString)) throw new Unsupported('show operand is not a string');
+      const font = gs.font;
+      if (!font) {
+        if (s.bytes.length === 0) return;
+        throw gs.fontError ?? new Unsupported('text without a font');
+      }
+      const object = ++objectId;
+      const fs = gs.fontSize;
+      const th = gs.scale;
+      // The text object's matrix (Tm then the CTM), as PDFium reports it per character.
+      const m = mul(tm, gs.ctm);
+      const scaleX = Math.hypot(m[0], m[1]);
+      const dx = scaleX ? m[0] / scaleX : 1;
+      const dy = scaleX ? m[1] / scaleX : 0;
+      const size = Math.abs(fs) * Math.hypot(m[2], m[3]) || 1;
+      // Loose box in text space: the glyph's advance along the baseline, the font's
+      // ascent-to-descent band (scaled to one em, as PDFium does) across it.
+      const em = font.ascent - font.descent;
+      const top = (fs * font.ascent) / em + gs.rise;
+      const bottom = (fs * font.descent) / em + gs.rise;
+      const bytes = s.bytes;
+      const step = font.bytesPerCode;
+      let x = 0;
+      for (let i = 0; i + step <= bytes.length; i += step) {
+        const code = step === 1 ? bytes[i] : (bytes[i] << 8) | bytes[i + 1];
+        const w = (font.width(code) / 1000) * fs;
+        const text = font.text(code);
+        const advance = (w + gs.charSpacing + (step === 1 && code === 32 ? gs.wordSpacing : 0)) * th;
+        if (text.length > 0) {
+          const u = text.codePointAt(0)!;
+          if (isSpace(u) && text.length === 1) builder.space();
+          else if (u >= 0x20) {
+            // Corners of the box (x .. x + w*th, bottom .. top) in user space.
+            const x1 = x + w * th;
+            const ax = x * m[0] + bottom * m[2] + m[4];
+            const ay = x * m[1] + bottom * m[3] + m[5];
+            const bx = x1 * m[0] + bottom * m[2] + m[4];
+            const by = x1 * m[1] + bottom * m[3] + m[5];
+            const cx = x * m[0] + top * m[2] + m[4];
+            const cy = x * m[1] + top * m[3] + m[5];
+            const ex = x1 * m[0] + top * m[2] + m[4];
+            const ey = x1 * m[1] + top * m[3] + m[5];
+            const l = Math.min(ax, bx, cx, ex);
+            const r = Math.max(ax, bx, cx, ex);
+            const b = Math.min(ay, by, cy, ey);
+            const t = Math.max(ay, by, cy, ey);
+            if (!outsideView(viewBox, l, t, r, b)) {
+              if (!builder.extend(object, u, l, t, r, b)) {
+                const ox = x * m[0] + gs.rise * m[2] + m[4];
+                const oy = x * m[1] + gs.rise * m[3] + m[5];
+                builder.start(object, u, l, t, r, b, dx, dy, size, ox, oy, font.name);
+              }
+              for (let k = u > 0xffff ? 2 : 1; k < text.length; k++) builder.append(text.charCodeAt(k));
+            }
+          }
+        }
+        x += advance;
+      }
+      tm = [tm[0], tm[1], tm[2], tm[3], x * tm[0] + tm[4], x * tm[1] + tm[5]];
+    };
+
+    for (;;) {
+      const t = lex.next();
+      if (t === undefined) break;
+      if (!(t instanceof Op)) {
+        if (typeof t === 'symbol') throw new Unsupported('stray bracket');
+        operands.push(t as PdfValue);
+        continue;
+      }
+      if (++operators > MAX_OPERATORS) throw new Unsupported('too many operators');
+      switch (t.name) {
+        case 'q':
+          if (stack.length > 256) throw new Unsupported('graphics state stack too deep');
+          stack.push({ ...gs });
+          break;
+        case 'Q':
+          // An unbalanced Q is ignored, as viewers do.
+          if (stack.length) gs = stack.pop()!;
+          break;
+        case 'cm':
+          gs.ctm = mul([num(6), num(5), num(4), num(3), num(2), num(1)], gs.ctm);
+          break;
+        case 'BT':
+          tm = [1, 0, 0, 1, 0, 0];
+          tlm = tm;
+          break;
+        case 'Tf': {
+          const name = operands[operands.length - 2];
+          const font = typeof name === 'string' ? fontOf(resources, name) : new Unsupported('Tf without a font name');
+          gs.font = font instanceof Unsupported ? null : font;
+          gs.fontError = font instanceof Unsupported ? font : null;
+          gs.fontSize = num(1);
+          break;
+        }
+        case 'Tc':
+          gs.charSpacing = num(1);
+          break;
+        case 'Tw':
+          gs.wordSpacing = num(1);
+          break;
+        case 'Tz':
+          gs.scale = num(1) / 100;
+          break;
+        case 'TL':
+          gs.leading = num(1);
+          break;
+        case 'Ts':
+          gs.rise = num(1);
+          break;
+        case 'Td':
+          moveLine(num(2), num(1));
+          break;
+        case 'TD':
+          gs.leading = -num(1);
+          moveLine(num(2), num(1));
+          break;
+        case 'Tm':
+          tlm = [num(6), num(5), num(4), num(3), num(2), num(1)];
+          tm = tlm;
+          break;
+        case 'T*':
+          moveLine(0, -gs.leading);
+          break;
+        case 'Tj':
+          show(operands[operands.length - 1]);
+          break;
+        case "'":
+          moveLine(0, -gs.leading);
+          show(operands[operands.length - 1]);
+          break;
+        case '"':
+          gs.wordSpacing = num(3);
+          gs.charSpacing = num(2);
+          moveLine(0, -gs.leading);
+          show(operands[operands.length - 1]);
+          break;
+        case 'TJ': {
+          const items = operands[operands.length - 1];
+          if (!Array.isArray(items)) throw new Unsupported('TJ operand is not an array');
+          // One text object for the whole array, as PDFium makes it.
+          const first = objectId + 1;
+          for (const item of items) {
+            if (typeof item === 'number') {
+              const tx = (-item / 1000) * gs.fontSize * gs.scale;
+              tm = [tm[0], tm[1], tm[2], tm[3], tx * tm[0] + tm[4], tx * tm[1] + tm[5]];
+            } else {
+              show(item);
+              objectId = first - 1;
+            }
+          }
+          objectId = first;
+          break;
+        }
+        case 'Do': {
+          const name = operands[operands.length - 1];
+          const xobjects = objects.dict(objects.get(resources, 'XObject'));
+          const xobject = typeof name === 'string' ? objects.resolve(xobjects?.get(name)) : undefined;
+          if (xobject instanceof PdfStream && objects.get(xobject.dict, 'Subtype') === 'Form') {
+            if (depth >= MAX_FORM_DEPTH) throw new Unsupported('forms nested too deep');
+            const matrix = numbers(objects, xobject.dict.get('Matrix'), 6) as Matrix | null;
+            const formResources = objects.dict(xobject.dict.get('Resources')) ?? resources;
+            run(objects.decode(xobject), formResources, matrix ? mul(matrix, gs.ctm) : gs.ctm, depth + 1);
+          }
+          break;
+        }
+        case 'BI':
+          skipInlineImage(lex);
+          break;
+        case 'Tr':
+        case 'ET':
+        default:
+          break;
+      }
+      operands.length = 0;
+    }
+  };
+
+  run(pageContent(objects, page.dict), page.resources, [1, 0, 0, 1, 0, 0], 0);
+  return { runs: builder.finish(), viewBox: page.viewBox, rotate: page.rotate };
+}
+
+/** Skips an inline image (BI … ID <binary> EI): its data is not PDF syntax. */
+function skipInlineImage(lex: Lexer): void {
+  for (;;) {
+    const t = lex.next();
+    if (t === undefined) throw new Unsupported('inline image without ID');
+    if (t instanceof Op && t.name === 'ID') break;
+  }
+  const b = lex.bytes;
+  // The data starts after one whitespace byte and ends at an "EI" between whitespace.
+  let p = lex.pos + 1;
+  for (; p + 1 < b.length; p++) {
+    if (b[p] === 0x45 && b[p + 1] === 0x49 && (p === 0 || b[p - 1] <= 0x20) && (p + 2 >= b.length || b[p + 2] <= 0x20)) {
+      lex.pos = p + 2;
+      return;
+    }
+  }
+  throw new Unsupported('inline image without EI');
+}
