@@ -8,10 +8,12 @@
  * same two ways, and the ratios (pool / pdftotext); then the same as pages per CPU-second (the
  * process's CPU time, all its threads, while the pool ran; pdftotext's from its children), the
  * figures that hold when other work shares the machine. Then, in this thread, the per-page time
- * split of the PDFium engine (parse: document + page content; text: PDFium's text page and
- * characters -> runs; layout: reading order, blocks, text) beside the pdf.js engine used before
- * (bench/pdfjs-text-engine.ts), so the before/after comparison is in the same run, and pages
- * per CPU-second of the PDFium engine and of pdftotext (steady when the machine is shared).
+ * split of the tool's engine (parse: document + page; text: characters -> runs, by the fast
+ * content-stream reader or, on the pages it declines, PDFium's text page; layout: reading
+ * order, blocks, text) and how many pages the fast reader took, beside PDFium alone (the engine
+ * before the fast reader) and the pdf.js engine used before that (bench/pdfjs-text-engine.ts),
+ * so the before/after comparisons are in the same run, each with pages per CPU-second and its
+ * ratio to pdftotext (steady when the machine is shared).
  *
  * With `--before <git revision>`, that revision's src/ (git archive, into a temporary directory
  * that shares node_modules) runs beside this one in the same run: its pool one document at a
@@ -32,7 +34,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { silentLogger } from '../src/log.ts';
 import { openPdf } from '../src/tools/pdf/open-pdf.ts';
-import { readingOrder, readPageText } from '../src/tools/pdf/page-layout.ts';
+import { readingOrder, readPdfiumRuns } from '../src/tools/pdf/page-layout.ts';
+import { layoutRuns } from '../src/tools/pdf/text-runs.ts';
 import { fragmentsToText } from '../src/tools/pdf-text.tool.ts';
 import { createToolPool, type ToolPool, type ToolPoolOptions } from '../src/tools/tool-pool.ts';
 import { corpusDocuments } from '../test/fixtures/corpus-fixtures.ts';
@@ -91,9 +94,14 @@ export interface DocumentFigures {
   poolCpu: number;
   poolParallelCpu: number;
   pdftotextParallelCpu: number | null;
-  /** This thread, PDFium engine: ms per page. */
+  /** This thread, the tool's engine (fast reader, PDFium where it declines): ms per page. */
+  engine: EngineTimes & { pagesPerSecond: number };
+  engineCpu: number;
+  /** Pages the fast reader read (the rest went to PDFium). */
+  fastPages: number;
+  /** This thread, PDFium alone (the engine before the fast reader): ms per page. */
   pdfium: EngineTimes & { pagesPerSecond: number };
-  /** Pages per CPU-second: PDFium engine in this thread, and pdftotext (one process at a time). */
+  /** Pages per CPU-second: PDFium alone in this thread, and pdftotext (one process at a time). */
   pdfiumCpu: number;
   pdftotextCpu: number | null;
   /**
@@ -142,23 +150,33 @@ async function timed(rounds: number, cpu: () => number, job: () => Promise<unkno
   return { seconds, cpuSeconds: Math.max(0.001, cpu() - c0) };
 }
 
-/** The PDFium engine in this thread, its time split per stage. */
-async function pdfiumSplit(bytes: Uint8Array): Promise<EngineTimes> {
+/**
+ * The tool's text engine in this thread, its time split per stage: parse (open, page
+ * dictionary; PDFium's page parse where PDFium reads the page), text (characters -> runs: the
+ * fast content-stream reader, or PDFium's text page where the fast reader declines the page),
+ * layout (fragments, reading order, text). With `fastText: false`, PDFium alone (the engine
+ * before the fast reader), in the same run.
+ */
+async function engineSplit(bytes: Uint8Array, fastText: boolean, counts?: { fastPages: number }): Promise<EngineTimes> {
   const times: EngineTimes = { parseMs: 0, textMs: 0, layoutMs: 0 };
   let t = performance.now();
-  const doc = await openPdf(bytes);
+  const doc = await openPdf(bytes, { fastText });
   times.parseMs += performance.now() - t;
   try {
     for (let n = 1; n <= doc.numPages; n++) {
       t = performance.now();
       const page = doc.getPage(n);
+      const fast = page.fastText();
+      // PDFium parses the page only when it reads it.
+      if (!fast) void page.handle;
       const t1 = performance.now();
       times.parseMs += t1 - t;
-      const { fragments } = readPageText(page);
+      const raw = fast ?? readPdfiumRuns(page);
       const t2 = performance.now();
       times.textMs += t2 - t1;
-      fragmentsToText(readingOrder(fragments));
+      fragmentsToText(readingOrder(layoutRuns(raw).fragments));
       times.layoutMs += performance.now() - t2;
+      if (fast && counts) counts.fastPages++;
       page.close();
     }
   } finally {
@@ -245,9 +263,13 @@ async function measure(doc: BenchDocument, pools: { chunks: ToolPool; halves: To
     pdftotextParallel = (doc.pages * cores) / many.seconds;
     pdftotextParallelCpu = (doc.pages * cores * (half + 1)) / many.cpuSeconds;
   }
+  const counts = { fastPages: 0 };
   const cpu1 = ownCpuSeconds();
-  const pdfium = await engineFigures(doc.pages, rounds, () => pdfiumSplit(doc.bytes));
-  const pdfiumCpu = (doc.pages * (rounds + 1)) / (ownCpuSeconds() - cpu1);
+  const engine = await engineFigures(doc.pages, rounds, () => engineSplit(doc.bytes, true, counts));
+  const engineCpu = (doc.pages * (rounds + 1)) / (ownCpuSeconds() - cpu1);
+  const cpu2 = ownCpuSeconds();
+  const pdfium = await engineFigures(doc.pages, rounds, () => engineSplit(doc.bytes, false));
+  const pdfiumCpu = (doc.pages * (rounds + 1)) / (ownCpuSeconds() - cpu2);
   const pdfjs = withPdfjs
     ? await engineFigures(doc.pages, Math.max(1, Math.ceil(rounds / 2)), async () => {
         const times: EngineTimes = { parseMs: 0, textMs: 0, layoutMs: 0 };
@@ -266,6 +288,9 @@ async function measure(doc: BenchDocument, pools: { chunks: ToolPool; halves: To
     poolCpu: (doc.pages * (rounds + 1)) / single.cpuSeconds,
     poolParallelCpu: (doc.pages * cores * (half + 1)) / parallel.cpuSeconds,
     pdftotextParallelCpu,
+    engine,
+    engineCpu,
+    fastPages: counts.fastPages / (rounds + 1),
     pdfium,
     pdfiumCpu,
     pdftotextCpu,
@@ -308,7 +333,12 @@ function printTable(rows: DocumentFigures[], cores: number): void {
     `pdftotext ${cores}`,
     'ratio 1',
     `ratio ${cores}`,
-    'PDFium thread',
+    'thread',
+    'ms/page parse/text/layout',
+    'fast pages',
+    'CPU: thread',
+    'ratio',
+    'PDFium only',
     'ms/page parse/text/layout',
     'CPU: thread',
     'ratio',
@@ -323,6 +353,11 @@ function printTable(rows: DocumentFigures[], cores: number): void {
     f0(r.poolHalves),
     f2(ratio(r.poolHalves, r.pdftotext)),
     ...againstPdftotext(r.poolCpu, r.poolParallelCpu, r.pdftotextCpu, r.pdftotextParallelCpu),
+    f0(r.engine.pagesPerSecond),
+    split(r.engine),
+    `${f0(r.fastPages)}/${r.pages}`,
+    f0(r.engineCpu),
+    f2(ratio(r.engineCpu, r.pdftotextCpu)),
     f0(r.pdfium.pagesPerSecond),
     split(r.pdfium),
     f0(r.pdfiumCpu),
@@ -398,7 +433,7 @@ export async function runPdfTextBench(opts: { rounds?: number; generated?: boole
     if (corpus.every((r) => r.before)) {
       const before1 = pages / time((r) => r.before!.pool);
       const beforeN = pages / time((r) => r.before!.poolParallel);
-      const threadNow = pages / time((r) => r.pdfiumCpu);
+      const threadNow = pages / time((r) => r.engineCpu);
       const threadBefore = pages / time((r) => r.before!.threadCpu);
       console.log(
         `corpus before (${opts.before}): pool ${f0(before1)} / ${f0(beforeN)} pages/s, ratio ${f2(before1 / pop1)} / ${f2(beforeN / popN)}; ` +

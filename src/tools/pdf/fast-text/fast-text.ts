@@ -214,6 +214,7 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
         if (text.length > 0) {
           const u = text.codePointAt(0)!;
           if (isSpace(u) && text.length === 1) builder.space();
+          else if (u === 0x0d || u === 0x0a) builder.lineBreak();
           else if (u >= 0x20) {
             // Corners of the box (x .. x + w*th, bottom .. top) in user space.
             const x1 = x + w * th;

@@ -285,7 +285,10 @@ function simpleFont(objects: PdfObjects, dict: PdfDict, name: string, toUnicode:
   for (let code = 0; code < 256; code++) {
     const glyph = names?.[code];
     const mapped = toUnicode?.get(code);
-    texts[code] = mapped ?? (glyph ? glyphText(glyph) : null);
+    // A control code with no glyph name is reported as itself, as PDFium does (a tab is a
+    // space, CR and LF break the line); in an embedded symbolic font it is a glyph only the
+    // font program can name.
+    texts[code] = mapped ?? (glyph ? glyphText(glyph) : code < 32 && !(embedded && symbolic) ? String.fromCharCode(code) : null);
     const w = widths?.[code - firstChar];
     advance[code] = w !== undefined ? w : widths ? missing : glyph ? (standard!.widths.get(glyph) ?? 0) : 0;
   }
