@@ -170,16 +170,17 @@ async function engineSplit(bytes: Uint8Array, fastText: boolean, counts?: { fast
       times.parseMs += t1 - t;
       const fast = page.fastText();
       let raw = fast;
+      // PDFium parses the page only when it reads it: that is its parse, not text.
+      let pageParse = 0;
       if (!raw) {
-        // PDFium parses the page only when it reads it: that is its parse.
         const t3 = performance.now();
         void page.handle;
-        times.parseMs += performance.now() - t3;
-        times.textMs -= performance.now() - t3;
+        pageParse = performance.now() - t3;
         raw = readPdfiumRuns(page);
       }
       const t2 = performance.now();
-      times.textMs += t2 - t1;
+      times.parseMs += pageParse;
+      times.textMs += t2 - t1 - pageParse;
       fragmentsToText(readingOrder(layoutRuns(raw).fragments));
       times.layoutMs += performance.now() - t2;
       if (fast && counts) counts.fastPages++;
