@@ -314,6 +314,8 @@ const MAX_DECODED = 64 * 1024 * 1024;
 
 export class PdfObjects {
   private readonly xref = new Map<number, XrefEntry>();
+  /** Numbers a newer section marks free: older sections must not bring them back. */
+  private readonly freed = new Set<number>();
   private readonly cache = new Map<number, PdfValue>();
   private readonly objectStreams = new Map<number, { lexer: Lexer; offsets: Map<number, number> }>();
   readonly trailer: PdfDict;
@@ -486,8 +488,6 @@ export class PdfObjects {
       else this.freed.add(num);
     }
   }
-
-  private readonly freed = new Set<number>();
 
   private readXrefTable(offset: number): PdfDict {
     const lex = new Lexer(this.bytes, offset + 4);
