@@ -5,6 +5,7 @@
  * fully understands; for any other page (or document) it answers null and PDFium reads it,
  * so the output never depends on a guess. See docs/decisions.md ("pdf-text: two engines").
  */
+import { multiplyMatrix } from '../page-layout.ts';
 import { RunBuilder, isSpace, outsideView, type RawPageText } from '../text-runs.ts';
 import { loadFont, type FastFont } from './fonts.ts';
 import { Lexer, Op, PdfObjects, PdfStream, PdfString, Ref, Unsupported, type PdfDict, type PdfValue } from './pdf-objects.ts';
@@ -115,15 +116,8 @@ function pageContent(objects: PdfObjects, page: PdfDict): Uint8Array {
 
 type Matrix = [number, number, number, number, number, number];
 
-/** m1 × m2 (m1 applied first). */
-const mul = (m1: Matrix, m2: Matrix): Matrix => [
-  m1[0] * m2[0] + m1[1] * m2[2],
-  m1[0] * m2[1] + m1[1] * m2[3],
-  m1[2] * m2[0] + m1[3] * m2[2],
-  m1[2] * m2[1] + m1[3] * m2[3],
-  m1[4] * m2[0] + m1[5] * m2[2] + m2[4],
-  m1[4] * m2[1] + m1[5] * m2[3] + m2[5],
-];
+/** PDF's "m1 then m2" (m1 × m2 in the spec's row-vector notation): the layout's product, turned. */
+const mul = (m1: Matrix, m2: Matrix): Matrix => multiplyMatrix(m2, m1) as Matrix;
 
 interface GraphicsState {
   ctm: Matrix;
