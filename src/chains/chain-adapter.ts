@@ -142,15 +142,3 @@ export interface PreparedSolanaTransfer {
    */
   broadcast(): Promise<void>;
 }
-
-/** A refusal from a chain operation, with a stable snake_case reason. */
-export class ChainError extends Error {
-  constructor(
-    readonly reason: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'ChainError';
-  }
-}

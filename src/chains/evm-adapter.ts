@@ -16,8 +16,6 @@ import {
   isAddress,
   parseSignature,
   recoverTypedDataAddress,
-  TransactionNotFoundError,
-  TransactionReceiptNotFoundError,
   WaitForTransactionReceiptTimeoutError,
   type Address,
   type Chain,
@@ -29,7 +27,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { chainConfig as opStackChainConfig } from 'viem/op-stack';
 import type { EvmChainConfig } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { ChainError, type AuthorizationTransfer, type ChainHealth, type Eip3009Authorization, type EvmChainAdapter, type EvmNetwork, type TokenTransfer, type TxLookup } from './chain-adapter.ts';
+import {  type AuthorizationTransfer, type ChainHealth, type Eip3009Authorization, type EvmChainAdapter, type EvmNetwork, type TokenTransfer, type TxLookup } from './chain-adapter.ts';
+import { ChainError, type ChainErrorReason } from './chain-error.ts';
+import { evmTransactionState } from './evm-transaction-state.ts';
 import { createSerialQueue } from './serial-queue.ts';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES, usdcAbi } from './usdc-abi.ts';
 import { USDC_EIP712_NAME, USDC_EIP712_VERSION } from './usdc-addresses.ts';
@@ -72,7 +72,7 @@ export function chainFor(chainId: number, network: string, rpcUrl: string): Chai
 }
 
 /** Maps FiatToken revert strings (identical on mainnet USDC and the devnet copy) to stable reasons. */
-export function reasonFromRevert(text: string): string | null {
+export function reasonFromRevert(text: string): ChainErrorReason | null {
   if (/authorization is expired/i.test(text)) return 'authorization_expired';
   if (/authorization is not yet valid/i.test(text)) return 'authorization_not_yet_valid';
   if (/authorization is used or canceled/i.test(text)) return 'authorization_used';
@@ -179,7 +179,7 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
       receipt = await client.waitForTransactionReceipt({ hash, timeout: receiptTimeoutMs, pollingInterval, confirmations });
     } catch (e) {
       if (e instanceof WaitForTransactionReceiptTimeoutError) {
-        throw new ChainError('confirmation_timeout', `${what} ${hash} was not mined within ${receiptTimeoutMs} ms on ${network}; it may still land`);
+        throw new ChainError('confirmation_timeout', `${what} ${hash} was not mined within ${receiptTimeoutMs} ms on ${network}; it may still land`, { cause: e });
       }
       throw e;
     }
@@ -187,9 +187,9 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
     return { receipt, blockTime: await blockTime(receipt.blockNumber) };
   };
 
-  const refuseFromRevert = (e: unknown, fallback: string): never => {
+  const refuseFromRevert = (e: unknown, fallback: ChainErrorReason): never => {
     const text = revertText(e);
-    throw new ChainError(reasonFromRevert(text) ?? fallback, text.trim());
+    throw new ChainError(reasonFromRevert(text) ?? fallback, text.trim(), { cause: e });
   };
 
   /**
@@ -216,6 +216,16 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
     const code = await client.getCode({ address: a.from });
     if (code && code !== '0x' && (await client.verifyTypedData({ address: a.from, ...typed }).catch(() => false))) return;
     throw new ChainError('invalid_signature', signer ? `the signature is by ${signer}, not ${a.from}` : 'the signature does not recover to an address');
+  };
+
+  /** What an authorization's verdict depends on, read together at `latest`: its nonce's state, the chain time and the payer's balance. */
+  const authorizationAtLatest = async (a: ParsedAuthorization) => {
+    const [used, latest, balance] = await Promise.all([
+      client.readContract({ address: usdc, abi: usdcAbi, functionName: 'authorizationState', args: [a.from, a.nonce], blockTag: 'latest' }),
+      client.getBlock({ blockTag: 'latest' }),
+      client.readContract({ address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [a.from], blockTag: 'latest' }),
+    ]);
+    return { used, latest, balance };
   };
 
   /** The contract wants validAfter < t < validBefore for the block that includes the transfer. */
@@ -272,27 +282,9 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
 
     async getTransaction(id: string): Promise<TxLookup> {
       if (!HASH.test(id)) return { status: 'not_found' };
-      const hash = id as Hash;
-      let receipt: TransactionReceipt | null = null;
-      try {
-        receipt = await client.getTransactionReceipt({ hash });
-      } catch (e) {
-        if (!(e instanceof TransactionReceiptNotFoundError)) throw e;
-      }
-      if (!receipt) {
-        // No receipt: either in the mempool (pending) or unknown to this node.
-        try {
-          await client.getTransaction({ hash });
-          return { status: 'pending' };
-        } catch (e) {
-          if (e instanceof TransactionNotFoundError) return { status: 'not_found' };
-          throw e;
-        }
-      }
-      if (confirmations > 1) {
-        const head = await client.getBlockNumber({ cacheTime: 0 });
-        if (head - receipt.blockNumber + 1n < BigInt(confirmations)) return { status: 'pending' };
-      }
+      const found = await evmTransactionState(client, id as Hash, confirmations);
+      if (found.state !== 'mined') return { status: found.state };
+      const { receipt } = found;
       const time = await blockTime(receipt.blockNumber);
       if (receipt.status !== 'success') return { status: 'reverted', blockTime: time };
       const viaAuthorization = receipt.logs.some((l) => l.address.toLowerCase() === usdc.toLowerCase() && l.topics[0]?.toLowerCase() === AUTHORIZATION_USED_TOPIC);
@@ -310,11 +302,7 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
     async checkAuthorization(auth: Eip3009Authorization, signature: string) {
       const a = parseAuthorization(auth);
       await verifyAuthorizationSignature(a, signature);
-      const [used, latest, balance] = await Promise.all([
-        client.readContract({ address: usdc, abi: usdcAbi, functionName: 'authorizationState', args: [a.from, a.nonce], blockTag: 'latest' }),
-        client.getBlock({ blockTag: 'latest' }),
-        client.readContract({ address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [a.from], blockTag: 'latest' }),
-      ]);
+      const { used, latest, balance } = await authorizationAtLatest(a);
       if (used) return { state: 'used', transfer: await findAuthorizationTransfer(a.from, a.nonce) };
       checkValidityWindow(a, latest.timestamp);
       return { state: 'unused', balance, chainTime: Number(latest.timestamp) };
@@ -327,11 +315,7 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
       if (a.value <= 0n) throw new ChainError('invalid_authorization', 'authorization.value must be positive');
       // Settlement verifies again: nothing reaches the relayer on the strength of an earlier check.
       await verifyAuthorizationSignature(a, signature);
-      const [used, latest, balance] = await Promise.all([
-        client.readContract({ address: usdc, abi: usdcAbi, functionName: 'authorizationState', args: [a.from, a.nonce], blockTag: 'latest' }),
-        client.getBlock({ blockTag: 'latest' }),
-        client.readContract({ address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [a.from], blockTag: 'latest' }),
-      ]);
+      const { used, latest, balance } = await authorizationAtLatest(a);
       if (used) throw new ChainError('authorization_used', `nonce ${a.nonce} of ${a.from} is already used or cancelled`);
       checkValidityWindow(a, latest.timestamp);
       if (balance < a.value) throw new ChainError('insufficient_funds', `${a.from} holds ${balance}, the authorization moves ${a.value}`);

@@ -16,8 +16,6 @@ import {
   keccak256,
   parseTransaction,
   recoverTransactionAddress,
-  TransactionNotFoundError,
-  TransactionReceiptNotFoundError,
   type Address,
   type Hash,
   type Hex,
@@ -26,7 +24,8 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Logger } from '../log.ts';
-import { ChainError } from './chain-adapter.ts';
+import { ChainError } from './chain-error.ts';
+import { evmTransactionState } from './evm-transaction-state.ts';
 import { chainFor, decodeTransferLogs } from './evm-adapter.ts';
 import type { PayoutChain, PayoutSender, PayoutTxState, PreparedPayout } from './payout-sender.ts';
 import { createSerialQueue } from './serial-queue.ts';
@@ -124,25 +123,9 @@ export function createEvmPayoutSender(opts: EvmPayoutSenderOptions): PayoutSende
     // The mined nonce is read first: if it is past this nonce and the receipt (read after)
     // is still missing, another transaction took the nonce, so this one can never land.
     const minedNonce = await client.getTransactionCount({ address: payout.from, blockTag: 'latest' });
-    let receipt: TransactionReceipt | null = null;
-    try {
-      receipt = await client.getTransactionReceipt({ hash });
-    } catch (e) {
-      if (!(e instanceof TransactionReceiptNotFoundError)) throw e;
-    }
-    if (receipt) {
-      if (confirmations > 1) {
-        const head = await client.getBlockNumber({ cacheTime: 0 });
-        if (head - receipt.blockNumber + 1n < BigInt(confirmations)) return 'pending';
-      }
-      return stateOfReceipt(receipt, payout);
-    }
-    try {
-      await client.getTransaction({ hash });
-      return 'pending';
-    } catch (e) {
-      if (!(e instanceof TransactionNotFoundError)) throw e;
-    }
+    const found = await evmTransactionState(client, hash, confirmations);
+    if (found.state === 'mined') return stateOfReceipt(found.receipt, payout);
+    if (found.state === 'pending') return 'pending';
     return minedNonce > payout.nonce ? 'expired' : 'not_found';
   };
 

@@ -14,7 +14,8 @@ import {
 import bs58 from 'bs58';
 import type { SolanaChainConfig } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { ChainError, type ChainHealth, type SolanaChainAdapter, type TxLookup } from './chain-adapter.ts';
+import {  type ChainHealth, type SolanaChainAdapter, type TxLookup } from './chain-adapter.ts';
+import { ChainError, type ChainErrorReason } from './chain-error.ts';
 import { createSerialQueue } from './serial-queue.ts';
 import { transfersFromTokenBalances } from './solana-token-deltas.ts';
 import { checkFacilitatorTransaction } from './solana-transfer-check.ts';
@@ -42,8 +43,8 @@ const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,90}$/;
 function keypairFrom(secret: string, what: string): Keypair {
   try {
     return Keypair.fromSecretKey(bs58.decode(secret));
-  } catch {
-    throw new Error(`${what} is not a base58 64-byte Solana secret key`);
+  } catch (e) {
+    throw new Error(`${what} is not a base58 64-byte Solana secret key`, { cause: e });
   }
 }
 
@@ -52,14 +53,14 @@ function reasonFromSendError(e: unknown): ChainError | null {
   if (!(e instanceof SendTransactionError)) return null;
   const { message, logs } = e.transactionError;
   const text = `${message}\n${(logs ?? []).join('\n')}`;
-  let reason = 'simulation_failed';
+  let reason: ChainErrorReason = 'simulation_failed';
   if (/blockhash not found/i.test(text)) reason = 'blockhash_expired';
   else if (/already been processed/i.test(text)) reason = 'already_processed';
   else if (/signature verification/i.test(text)) reason = 'invalid_signature';
   else if (/insufficient funds for fee|no record of a prior credit/i.test(text)) reason = 'fee_payer_unfunded';
   else if (/insufficient (funds|lamports)/i.test(text)) reason = 'insufficient_funds';
   else if (/uninitialized account|invalid account data|could not find account|AccountNotFound/i.test(text)) reason = 'token_account_missing';
-  return new ChainError(reason, message);
+  return new ChainError(reason, message, { cause: e });
 }
 
 export function createSolanaAdapter(opts: SolanaAdapterOptions): SolanaChainAdapter {

@@ -14,7 +14,7 @@ import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Connection, Keypair, PublicKey, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import type { Logger } from '../log.ts';
-import { ChainError } from './chain-adapter.ts';
+import { ChainError } from './chain-error.ts';
 import type { PayoutSender, PayoutTxState, PreparedPayout } from './payout-sender.ts';
 import { signTreasuryTransfer, solanaRecipient } from './solana-treasury-transfer.ts';
 import { USDC_DECIMALS } from './usdc-addresses.ts';
@@ -33,8 +33,8 @@ export function createSolanaPayoutSender(opts: SolanaPayoutSenderOptions): Payou
   let treasury: Keypair;
   try {
     treasury = Keypair.fromSecretKey(bs58.decode(opts.treasuryKey));
-  } catch {
-    throw new Error('the Solana treasury key is not a base58 64-byte secret key');
+  } catch (e) {
+    throw new Error('the Solana treasury key is not a base58 64-byte secret key', { cause: e });
   }
   const mint = new PublicKey(opts.usdcMint);
   const source = getAssociatedTokenAddressSync(mint, treasury.publicKey, true);

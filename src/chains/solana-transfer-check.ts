@@ -7,7 +7,7 @@
  */
 import type { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import nacl from 'tweetnacl';
-import { ChainError } from './chain-adapter.ts';
+import { ChainError, type ChainErrorReason } from './chain-error.ts';
 
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 export const MEMO_PROGRAMS = ['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD6YAXCuDcuK6Bmpnf'];
@@ -39,7 +39,7 @@ export interface CheckedTransfer {
   amount: bigint;
 }
 
-const refuse = (reason: string, message: string): never => {
+const refuse = (reason: ChainErrorReason, message: string): never => {
   throw new ChainError(reason, message);
 };
 

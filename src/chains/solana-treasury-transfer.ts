@@ -9,14 +9,14 @@ import {
   getAssociatedTokenAddressSync,
 } from '@solana/spl-token';
 import { PublicKey, TransactionMessage, VersionedTransaction, type Keypair } from '@solana/web3.js';
-import { ChainError } from './chain-adapter.ts';
+import { ChainError } from './chain-error.ts';
 
 /** A payout recipient's wallet, or ChainError invalid_address. */
 export function solanaRecipient(to: string): PublicKey {
   try {
     return new PublicKey(to);
-  } catch {
-    throw new ChainError('invalid_address', `${to} is not a Solana address`);
+  } catch (e) {
+    throw new ChainError('invalid_address', `${to} is not a Solana address`, { cause: e });
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * An expected failure that becomes an HTTP answer. One function (toErrorBody in
+ * An expected failure that becomes an HTTP answer. One function (toErrorAnswer in
  * errors.ts) turns it into the JSON error body, so every module only has to throw
  * `new AppError('code', status, message)` and never writes a response itself.
  */

@@ -3,6 +3,7 @@
  * other exception is a 500 internal_error that names the request id and never leaks a stack.
  */
 import { AppError } from './app-error.ts';
+import { walkCause } from '../lib/walk-cause.ts';
 
 export interface ErrorAnswer {
   status: number;
@@ -19,13 +20,15 @@ const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
 
 /** True when an error (or one of its causes) says a dependency is unavailable. */
 export function isDependencyUnavailable(err: unknown): boolean {
-  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
-    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-    if (name === 'ConnectionException' || name === 'HttpRequestError' || name === 'TimeoutError') return true;
-    if (typeof message === 'string' && /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/.test(message)) return true;
-  }
-  return false;
+  return walkCause(err, isUnavailable) !== null;
+}
+
+function isUnavailable(e: unknown): boolean {
+  if (!e || typeof e !== 'object') return false;
+  const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  if (name === 'ConnectionException' || name === 'HttpRequestError' || name === 'TimeoutError') return true;
+  return typeof message === 'string' && /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/.test(message);
 }
 
 export function toErrorAnswer(err: unknown, requestId: string): ErrorAnswer {

@@ -8,7 +8,8 @@
  *     hold, must cover it, so the relayer never pays gas for a transfer that would revert;
  *  4. the relayer's transaction is recorded under its hash before it is broadcast.
  */
-import { ChainError, type AuthorizationTransfer, type EvmChainAdapter } from '../chains/chain-adapter.ts';
+import {  type AuthorizationTransfer, type EvmChainAdapter } from '../chains/chain-adapter.ts';
+import { ChainError } from '../chains/chain-error.ts';
 import type { Receipt } from './receipt.ts';
 import type { GateOutcome } from './receipt-gate.ts';
 import { receiptKey, txKey } from './receipt.ts';

@@ -12,7 +12,7 @@
  */
 import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
-import { ChainError } from '../chains/chain-adapter.ts';
+import { ChainError } from '../chains/chain-error.ts';
 import type { ChainAdapterSet } from '../chains/create-chain-adapters.ts';
 import { requireChains } from './require-chains.ts';
 

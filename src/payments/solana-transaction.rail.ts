@@ -6,7 +6,8 @@
  * It settles only once the chain shows it succeeded and what arrived in payTo; one that
  * landed and failed is refused for good (a signed transaction can never succeed later).
  */
-import { ChainError, type PreparedSolanaTransfer } from '../chains/chain-adapter.ts';
+import {  type PreparedSolanaTransfer } from '../chains/chain-adapter.ts';
+import { ChainError } from '../chains/chain-error.ts';
 import { txKey, type Receipt } from './receipt.ts';
 import { refusal, type RefusalReason } from './refusal.ts';
 import { nowSeconds, type RailDeps, type RailRequest, type RailResult } from './rail.ts';

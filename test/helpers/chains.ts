@@ -1,6 +1,7 @@
 /** Assertions shared by the chain adapter suites. */
 import assert from 'node:assert/strict';
-import { ChainError, type TxLookup } from '../../src/chains/chain-adapter.ts';
+import type { TxLookup } from '../../src/chains/chain-adapter.ts';
+import { ChainError } from '../../src/chains/chain-error.ts';
 
 export const confirmed = (found: TxLookup) => {
   assert.equal(found.status, 'confirmed', `expected confirmed, got ${found.status}`);
