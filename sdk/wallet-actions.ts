@@ -52,6 +52,9 @@ export function walletActions(api: Client<paths>, signer: ActionSigner, opts: Wa
     wallet,
     /** Shape B: one wallet, payouts on its own chain. */
     register: async (slug: string) => api.POST('/v1/_seller/register', { body: { wallet, slug, ...(await signed('register', registerPayload(slug))) } }),
+    /** Shape A with this wallet as primary (on `chain`) and more chain wallets, each signing the binding payload. */
+    registerMultiChain: async (slug: string, r: { chain: PayoutChain; wallets?: MultiChainRegistration['wallets']; payoutChain?: PayoutChain }) =>
+      registerMultiChain(api, { slug, primary: signer, wallets: { ...r.wallets, [r.chain]: signer }, payoutChain: r.payoutChain, now }),
     publish: async (e: EndpointInput) => api.POST('/v1/_seller/{wallet}/endpoints', { params: { path }, body: { ...e, ...(await signed('add_endpoint', addEndpointPayload(e))) } }),
     list,
     /**
@@ -118,7 +121,9 @@ export async function multiChainRegistrationBody(r: MultiChainRegistration): Pro
 }
 
 /** Shape A: several chain wallets (EVM and Solana) under one slug; see multiChainRegistrationBody. */
-export const registerMultiChain = async (api: Client<paths>, r: MultiChainRegistration) => api.POST('/v1/_seller/register', { body: await multiChainRegistrationBody(r) });
+export async function registerMultiChain(api: Client<paths>, r: MultiChainRegistration) {
+  return api.POST('/v1/_seller/register', { body: await multiChainRegistrationBody(r) });
+}
 
 /** Listing keys takes a Bearer key (scope `read`), not a wallet signature. */
 export const listApiKeys = (api: Client<paths>, apiKey: string) => api.GET('/v1/keys', { headers: { authorization: `Bearer ${apiKey}` } });
