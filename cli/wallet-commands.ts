@@ -3,6 +3,7 @@
  * wallet key (loaded as for `paycall call`) through the SDK's wallet actions.
  *
  *   paycall seller register acme-ocr
+ *   paycall seller register acme-ocr --add-wallet polygon=evm.key --add-wallet solana=sol.key --payout-chain solana
  *   paycall seller publish parse-receipt --upstream https://api.acme.example/receipt --price 20000 --desc "Parses receipts"
  *   paycall seller list --json
  *   paycall keys issue --label bot --scope read --scope balance:read
@@ -12,7 +13,8 @@
  * the operation yet (501).
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import type { EndpointChanges, PaycallClient, Scope, WalletActions } from '../sdk/index.ts';
+import { readFileSync } from 'node:fs';
+import type { ActionSigner, EndpointChanges, PaycallClient, PayoutChain, Scope, WalletActions } from '../sdk/index.ts';
 import { baseUrlOf, checkChain, devnetInfo, EXIT, EXIT_CODES_HELP, UsageError, walletKey } from './context.ts';
 
 interface CommonOptions {
@@ -41,6 +43,10 @@ const jsonArg = (v: string) => {
 };
 const collect = (v: string, all: string[] = []) => [...all, v];
 
+/** The chains a seller may hold a wallet on (the contract's PayoutChain); kept here so `--help` needs no SDK. */
+const REGISTER_CHAINS = ['base', 'polygon', 'arbitrum', 'optimism', 'avalanche', 'solana'] as const satisfies readonly PayoutChain[];
+const isRegisterChain = (c: string): c is PayoutChain => (REGISTER_CHAINS as readonly string[]).includes(c);
+
 function withCommonOptions(cmd: Command): Command {
   return cmd
     .option('--json', 'print one JSON object {status, body} on stdout')
@@ -50,8 +56,11 @@ function withCommonOptions(cmd: Command): Command {
     .addHelpText('after', EXIT_CODES_HELP);
 }
 
+/** A signer for another key than the command's wallet (shape-A registration), in the service's signature domain. */
+type SignerOf = (key: string) => ActionSigner;
+
 /** The service's client and the wallet's signed actions. The signature domain is the service's name, read from its catalog. */
-async function connect(opts: CommonOptions): Promise<{ client: PaycallClient; actions: WalletActions }> {
+async function connect(opts: CommonOptions): Promise<{ client: PaycallClient; actions: WalletActions; signerOf: SignerOf }> {
   checkChain(opts.chain);
   const devnet = devnetInfo();
   const key = walletKey(opts.chain, opts.keyFile, devnet);
@@ -60,13 +69,15 @@ async function connect(opts: CommonOptions): Promise<{ client: PaycallClient; ac
   const client = createPaycallClient({ baseUrl: baseUrlOf(opts.baseUrl, devnet) });
   const meta = await client.api.GET('/v1/_meta');
   if (!meta.data) throw new Error(`GET /v1/_meta answered ${meta.response.status}`);
-  let signer;
-  try {
-    signer = actionSignerFromKey(key, meta.data.service);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  return { client, actions: walletActions(client.api, signer) };
+  const service = meta.data.service;
+  const signerOf: SignerOf = (k) => {
+    try {
+      return actionSignerFromKey(k, service);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  };
+  return { client, actions: walletActions(client.api, signerOf(key)), signerOf };
 }
 
 const answerOf = (r: { data?: unknown; error?: unknown; response: Response }): Answer => ({ status: r.response.status, body: r.data ?? r.error ?? null });
@@ -93,21 +104,52 @@ function walletCommand<A extends unknown[]>(
   spec: string,
   description: string,
   configure: (cmd: Command) => Command,
-  run: (actions: WalletActions, args: A, opts: any) => Promise<{ data?: unknown; error?: unknown; response: Response }>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  run: (actions: WalletActions, args: A, opts: any, signerOf: SignerOf) => Promise<{ data?: unknown; error?: unknown; response: Response }>, // eslint-disable-line @typescript-eslint/no-explicit-any
   human?: (body: any) => string, // eslint-disable-line @typescript-eslint/no-explicit-any
 ): void {
   const cmd = withCommonOptions(configure(parent.command(spec).description(description)));
   cmd.action(async (...received: unknown[]) => {
     // commander passes the arguments, then the options, then the command.
     const opts = received[received.length - 2] as CommonOptions;
-    const { actions } = await connect(opts);
-    process.exitCode = report(opts, answerOf(await run(actions, received.slice(0, -2) as A, opts)), human);
+    const { actions, signerOf } = await connect(opts);
+    process.exitCode = report(opts, answerOf(await run(actions, received.slice(0, -2) as A, opts, signerOf)), human);
   });
 }
 
 export function addWalletCommands(program: Command): void {
   const seller = program.command('seller').description('Sell an API: register, publish endpoints, follow calls and errors (signed with the wallet key).');
-  walletCommand(seller, 'register <slug>', 'Register the wallet as a seller under a slug (3-32 of a-z, 0-9, -).', (c) => c, (a, [slug]: [string]) => a.register(slug), (b) => `registered ${b.slug} for ${b.wallet} (payouts on ${b.payout_chain})`);
+  walletCommand(
+    seller,
+    'register <slug>',
+    'Register the wallet as a seller under a slug (3-32 of a-z, 0-9, -). With --add-wallet or --payout-chain, the wallet is the primary one of several chain wallets, each signing what is registered.',
+    (c) =>
+      c
+        .option('--add-wallet <chain=key-file>', `another chain wallet of the seller, signed with the key in key-file (repeat for more; chains: ${REGISTER_CHAINS.join(', ')})`, collect)
+        .option('--payout-chain <chain>', 'the chain payouts are sent on (default: the wallet’s own chain)'),
+    (a, [slug]: [string], o: { addWallet?: string[]; payoutChain?: string; chain: string }, signerOf) => {
+      if (!o.addWallet && !o.payoutChain) return a.register(slug);
+      const primaryChain: PayoutChain = !a.wallet.startsWith('0x') ? 'solana' : o.chain === 'polygon' ? 'polygon' : 'base';
+      const wallets: Partial<Record<PayoutChain, ActionSigner>> = {};
+      for (const spec of o.addWallet ?? []) {
+        const [chain, file] = [spec.slice(0, spec.indexOf('=')), spec.slice(spec.indexOf('=') + 1)];
+        if (!spec.includes('=') || !file) throw new UsageError(`--add-wallet ${spec}: write <chain>=<key-file>`);
+        if (!isRegisterChain(chain)) throw new UsageError(`--add-wallet ${spec}: the chain must be one of ${REGISTER_CHAINS.join(', ')}`);
+        if (chain === primaryChain || wallets[chain]) throw new UsageError(`--add-wallet ${spec}: ${chain} has a wallet already${chain === primaryChain ? ' (the command’s wallet)' : ''}`);
+        let key: string;
+        try {
+          key = readFileSync(file, 'utf8').trim();
+        } catch (e) {
+          throw new UsageError(`--add-wallet ${spec}: ${(e as Error).message}`);
+        }
+        const signer = signerOf(key);
+        if ((signer.kind === 'solana') !== (chain === 'solana')) throw new UsageError(`--add-wallet ${spec}: ${signer.kind === 'solana' ? 'a Solana' : 'an EVM'} key cannot hold the ${chain} wallet`);
+        wallets[chain] = signer;
+      }
+      if (o.payoutChain !== undefined && !isRegisterChain(o.payoutChain)) throw new UsageError(`--payout-chain must be one of ${REGISTER_CHAINS.join(', ')}`);
+      return a.registerMultiChain(slug, { chain: primaryChain, wallets, payoutChain: o.payoutChain });
+    },
+    (b) => `registered ${b.slug} for ${b.wallet} (wallets: ${Object.entries(b.wallets).map(([c, w]) => `${c} ${w}`).join(', ')}; payouts on ${b.payout_chain})`,
+  );
   walletCommand(
     seller,
     'publish <path-suffix>',

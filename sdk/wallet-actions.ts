@@ -7,7 +7,7 @@
  */
 import type { Client } from 'openapi-fetch';
 import type { components, paths } from '../src/generated/openapi.ts';
-import { addEndpointPayload, idPayload, issueApiKeyPayload, registerPayload, updateEndpointPayload, walletPayload } from '../src/http/wallet-signature.ts';
+import { addEndpointPayload, defaultPayoutChain, idPayload, issueApiKeyPayload, registerBindingPayload, registerPayload, updateEndpointPayload, walletPayload } from '../src/http/wallet-signature.ts';
 import type { ActionSigner } from './action-signer.ts';
 
 type Schemas = components['schemas'];
@@ -52,6 +52,9 @@ export function walletActions(api: Client<paths>, signer: ActionSigner, opts: Wa
     wallet,
     /** Shape B: one wallet, payouts on its own chain. */
     register: async (slug: string) => api.POST('/v1/_seller/register', { body: { wallet, slug, ...(await signed('register', registerPayload(slug))) } }),
+    /** Shape A with this wallet as primary (on `chain`) and more chain wallets, each signing the binding payload. */
+    registerMultiChain: async (slug: string, r: { chain: PayoutChain; wallets?: MultiChainRegistration['wallets']; payoutChain?: PayoutChain }) =>
+      registerMultiChain(api, { slug, primary: signer, wallets: { ...r.wallets, [r.chain]: signer }, payoutChain: r.payoutChain, now }),
     publish: async (e: EndpointInput) => api.POST('/v1/_seller/{wallet}/endpoints', { params: { path }, body: { ...e, ...(await signed('add_endpoint', addEndpointPayload(e))) } }),
     list,
     /**
@@ -87,6 +90,40 @@ export function walletActions(api: Client<paths>, signer: ActionSigner, opts: Wa
 }
 
 export type WalletActions = ReturnType<typeof walletActions>;
+
+export interface MultiChainRegistration {
+  slug: string;
+  /** The signer of each chain's wallet; one key may stand on several chains of its family. */
+  wallets: Partial<Record<PayoutChain, ActionSigner>>;
+  /** The seller's main wallet (the catalog's `seller`): a signer of `wallets`, or its address. */
+  primary: ActionSigner | string;
+  /** Where payouts go; default the primary wallet's chain (the service's rule, computed here so it is signed). */
+  payoutChain?: PayoutChain;
+  /** Unix seconds (default the clock). */
+  now?: () => number;
+}
+
+/**
+ * The shape-A register body, every wallet signing action `register` over the binding payload
+ * (slug, wallet map, primary wallet, payout chain; openapi.yaml, registerSeller). The payout
+ * chain is always sent, so the body says what the signatures cover.
+ */
+export async function multiChainRegistrationBody(r: MultiChainRegistration): Promise<Schemas['RegisterSellerRequest']> {
+  const entries = Object.entries(r.wallets) as [PayoutChain, ActionSigner][];
+  const wallets = Object.fromEntries(entries.map(([chain, s]) => [chain, s.wallet])) as Record<PayoutChain, string>;
+  const primary = typeof r.primary === 'string' ? r.primary : r.primary.wallet;
+  const payoutChain = r.payoutChain ?? defaultPayoutChain(wallets, primary);
+  if (!payoutChain) throw new Error('the primary wallet must be one of the wallets');
+  const ts = (r.now ?? (() => Math.floor(Date.now() / 1000)))();
+  const payload = registerBindingPayload({ slug: r.slug, wallets, primary_wallet: primary, payout_chain: payoutChain });
+  const signatures = Object.fromEntries(await Promise.all(entries.map(async ([chain, s]) => [chain, await s.sign('register', payload, ts)] as const)));
+  return { primary_wallet: primary, wallets, signatures, slug: r.slug, ts, payout_chain: payoutChain };
+}
+
+/** Shape A: several chain wallets (EVM and Solana) under one slug; see multiChainRegistrationBody. */
+export async function registerMultiChain(api: Client<paths>, r: MultiChainRegistration) {
+  return api.POST('/v1/_seller/register', { body: await multiChainRegistrationBody(r) });
+}
 
 /** Listing keys takes a Bearer key (scope `read`), not a wallet signature. */
 export const listApiKeys = (api: Client<paths>, apiKey: string) => api.GET('/v1/keys', { headers: { authorization: `Bearer ${apiKey}` } });

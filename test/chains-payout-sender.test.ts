@@ -25,7 +25,8 @@ import { silentLogger } from '../src/log.ts';
 import { createDependencyProbe } from '../src/metrics/dependency-probe.ts';
 import { startTestApp, testConfig } from './helpers/app.ts';
 import { refusal } from './helpers/chains.ts';
-import { call, eventually, evmSigner, nowS } from './helpers/sellers.ts';
+import { call, eventually, evmSigner } from './helpers/sellers.ts';
+import { multiChainRegistrationBody } from '../sdk/wallet-actions.ts';
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts';
 
 let devnet: TestDevnet;
@@ -209,9 +210,8 @@ test('devnet: a seller registering with a payout-only chain as payout_chain star
   const t = await startTestApp({ ...testConfig({ PAYCALL_DATA_DIR: devnet.dataDir, PGLITE_DIR: join(devnet.dataDir, 'pglite'), SCHEDULER_TICK_MS: '0' }), chains: devnet.chains });
   try {
     const seller = evmSigner();
-    const ts = nowS();
-    const signature = await seller.sign('register', 'paid-on-avalanche', ts);
-    const body = { primary_wallet: seller.wallet, wallets: { avalanche: seller.wallet }, signatures: { avalanche: signature }, slug: 'paid-on-avalanche', ts, payout_chain: 'avalanche' };
+    // Paid on avalanche, not on the wallet's shape-B chain: the wallets sign the binding payload.
+    const body = await multiChainRegistrationBody({ slug: 'paid-on-avalanche', primary: seller, wallets: { avalanche: seller }, payoutChain: 'avalanche' });
     const answer = await call(t.baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body });
     assert.equal(answer.status, 201, JSON.stringify(answer.body));
     assert.equal(answer.body.payout_chain, 'avalanche');

@@ -15,6 +15,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import bs58 from 'bs58';
+import nacl from 'tweetnacl';
 import { startUpstream, eventually, type TestUpstream } from './helpers/sellers.ts';
 import { assertMatchesContract, testContract } from './helpers/contract.ts';
 import { verifyWalletSignature } from '../src/http/wallet-signature.ts';
@@ -183,6 +185,38 @@ test('paycall seller with a Solana wallet: the devnet account by default, or PAY
   const fromEnv = await paycallJson(['seller', 'register', 'cli-sol-2'], { env: { PAYCALL_WALLET_KEY: other } });
   assert.equal(fromEnv.status, 201, JSON.stringify(fromEnv.body));
   assert.equal(fromEnv.body.wallet, solanaActionSigner(other).wallet);
+});
+
+test('paycall seller register with --add-wallet: shape A, every key signs the binding payload, paid on --payout-chain', async () => {
+  const evmFile = join(dir, 'multi-evm.key');
+  const solFile = join(dir, 'multi-sol.key');
+  const evmKey = generatePrivateKey();
+  const solKey = bs58.encode(nacl.sign.keyPair().secretKey);
+  await writeFile(evmFile, evmKey);
+  await writeFile(solFile, solKey);
+  const evm = privateKeyToAccount(evmKey).address;
+  const sol = solanaActionSigner(solKey).wallet;
+  const registered = await paycallJson(['seller', 'register', 'cli-multi', '--key-file', evmFile, '--add-wallet', `polygon=${evmFile}`, '--add-wallet', `solana=${solFile}`, '--payout-chain', 'solana']);
+  assert.equal(registered.status, 201, JSON.stringify(registered.body));
+  await assertMatchesContract('registerSeller', 201, registered.body);
+  assert.deepEqual({ wallet: registered.body.wallet, wallets: registered.body.wallets, payout_chain: registered.body.payout_chain }, { wallet: evm, wallets: { base: evm, polygon: evm, solana: sol }, payout_chain: 'solana' });
+  // The Solana wallet acts for the seller with its own key.
+  assert.equal((await paycallJson(['seller', 'list', '--key-file', solFile])).status, 200);
+
+  const human = await paycall(['seller', 'register', 'cli-multi-2', '--key-file', solFile, '--payout-chain', 'solana']);
+  assert.equal(human.code, 1, 'the Solana wallet owns cli-multi already');
+  assert.match(human.stderr, /409 wallet_already_registered/);
+  for (const [args, message] of [
+    [['--add-wallet', `solana=${evmFile}`], /an EVM key cannot hold the solana wallet/],
+    [['--add-wallet', `base=${evmFile}`], /base has a wallet already/],
+    [['--add-wallet', `moon=${evmFile}`], /the chain must be one of/],
+    [['--add-wallet', 'polygon'], /write <chain>=<key-file>/],
+    [['--payout-chain', 'moon'], /--payout-chain must be one of/],
+  ] as const) {
+    const r = await paycall(['seller', 'register', 'cli-multi-3', '--key-file', evmFile, ...args]);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
 });
 
 test('wallet commands: --help everywhere, bad usage is exit 2', async () => {

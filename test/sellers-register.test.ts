@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { call, evmSigner, nowS, solanaSigner, type TestSigner } from './helpers/sellers.ts';
 import { verifyWalletSignature } from '../src/http/wallet-signature.ts';
+import { multiChainRegistrationBody } from '../sdk/wallet-actions.ts';
 import bs58 from 'bs58';
 import { privateKeyToAccount } from 'viem/accounts';
 import { devnetKeys } from '../devnet/devnet-keys.ts';
@@ -100,14 +101,9 @@ describe('POST /v1/_seller/register', () => {
   test('shape A: every chain wallet signs; payout_chain defaults to the primary wallet chain', async () => {
     const evm = evmSigner();
     const sol = solanaSigner();
-    const ts = nowS();
-    const body = {
-      primary_wallet: sol.wallet,
-      wallets: { base: evm.wallet, polygon: evm.wallet, solana: sol.wallet },
-      signatures: { base: await evm.sign('register', 'multi-chain', ts), polygon: await evm.sign('register', 'multi-chain', ts), solana: await sol.sign('register', 'multi-chain', ts) },
-      slug: 'multi-chain',
-      ts,
-    };
+    // The SDK signs the default payout chain it computes; sent without it, the service's default is the same.
+    const { payout_chain, ...body } = await multiChainRegistrationBody({ slug: 'multi-chain', primary: sol, wallets: { base: evm, polygon: evm, solana: sol } });
+    assert.equal(payout_chain, 'solana');
     const a = await call(t.baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body });
     assert.equal(a.status, 201, JSON.stringify(a.body));
     assert.equal(a.body.wallet, sol.wallet);
@@ -124,11 +120,9 @@ describe('POST /v1/_seller/register', () => {
   test('shape A: explicit payout_chain; a missing signature, a primary not among wallets, a chain without wallet are invalid_input', async () => {
     const evm = evmSigner();
     const evm2 = evmSigner();
-    const ts = nowS();
-    const sig = await evm.sign('register', 'shape-a-checks', ts);
-    const base = { primary_wallet: evm.wallet, wallets: { base: evm.wallet, arbitrum: evm.wallet }, signatures: { base: sig, arbitrum: sig }, slug: 'shape-a-checks', ts };
+    const base = await multiChainRegistrationBody({ slug: 'shape-a-checks', primary: evm, wallets: { base: evm, arbitrum: evm }, payoutChain: 'arbitrum' });
     const cases: [unknown, string][] = [
-      [{ ...base, signatures: { base: sig } }, 'body.signatures.arbitrum'],
+      [{ ...base, signatures: { base: base.signatures!.base } }, 'body.signatures.arbitrum'],
       [{ ...base, primary_wallet: evm2.wallet }, 'body.primary_wallet'],
       [{ ...base, payout_chain: 'solana' }, 'body.payout_chain'],
     ];
@@ -138,36 +132,30 @@ describe('POST /v1/_seller/register', () => {
       assert.equal(a.body.error, 'invalid_input');
       assert.equal(a.body.issues[0].path, path);
     }
-    const ok = await call(t.baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body: { ...base, payout_chain: 'arbitrum' } });
+    const ok = await call(t.baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body: base });
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
     assert.equal(ok.body.payout_chain, 'arbitrum');
   });
 
   test('shape A: a payout_chain this deployment does not pay out on is invalid_input', async () => {
     const evm = evmSigner();
-    const ts = nowS();
-    const sig = await evm.sign('register', 'no-optimism', ts);
-    const body = { primary_wallet: evm.wallet, wallets: { base: evm.wallet, optimism: evm.wallet }, signatures: { base: sig, optimism: sig }, slug: 'no-optimism', ts, payout_chain: 'optimism' };
+    const registration = { slug: 'no-optimism', primary: evm, wallets: { base: evm, optimism: evm } };
+    const body = await multiChainRegistrationBody({ ...registration, payoutChain: 'optimism' });
     const a = await call(t.baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body });
     assert.equal(a.status, 400);
     assert.equal(a.body.error, 'invalid_input');
     assert.deepEqual(a.body.issues, [{ path: 'body.payout_chain', message: 'is optimism, which this service does not pay out on (payout chains here: base, polygon, arbitrum, solana)' }]);
     // Nothing was registered: the same wallet may still register, paid on base.
-    const ok = await call(t.baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body: { ...body, payout_chain: 'base' } });
+    const ok = await call(t.baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body: await multiChainRegistrationBody({ ...registration, payoutChain: 'base' }) });
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
   });
 
   test('shape A: one wallet signed by another key is 401 invalid_signature', async () => {
     const evm = evmSigner();
     const sol = solanaSigner();
-    const ts = nowS();
-    const body = {
-      primary_wallet: evm.wallet,
-      wallets: { base: evm.wallet, solana: sol.wallet },
-      signatures: { base: await evm.sign('register', 'half-signed', ts), solana: await solanaSigner().sign('register', 'half-signed', ts) },
-      slug: 'half-signed',
-      ts,
-    };
+    // Names sol's wallet, signs the right payload with another key.
+    const impostor: TestSigner = { ...solanaSigner(), wallet: sol.wallet };
+    const body = await multiChainRegistrationBody({ slug: 'half-signed', primary: evm, wallets: { base: evm, solana: impostor } });
     const a = await call(t.baseUrl, 'registerSeller', 'POST', '/v1/_seller/register', { body });
     assert.equal(a.status, 401);
     assert.equal(a.body.error, 'invalid_signature');

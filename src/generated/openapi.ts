@@ -357,11 +357,35 @@ export interface paths {
      *       `ts`, optional `payout_chain`.
      *     * **Shape B** (single wallet): `wallet`, `slug`, `signature`, `timestamp`.
      *
-     *     payloadHash: keccak-256 of the slug. The body is limited to 4 KB (`413 body_too_large`).
-     *     When `payout_chain` is omitted it is the chain of the primary wallet (`base` for an EVM
-     *     wallet, `solana` for a Solana wallet). `base`, `polygon` and `solana` are always payout
-     *     chains; `arbitrum`, `optimism` and `avalanche` only where the deployment configures them
-     *     (otherwise `400 invalid_input` on `body.payout_chain`).
+     *     **What is signed.** Shape B: payloadHash = keccak-256 of the slug; the wallet is the sole
+     *     owner and is paid on its own chain (`base` for an EVM wallet, `solana` for a Solana
+     *     wallet). Shape A: every wallet of `wallets` signs action `register` with the same `ts`
+     *     and payloadHash = keccak-256 of the UTF-8 text of the compact JSON (no spaces)
+     *
+     *     `{"slug":<slug>,"wallets":{<chain>:<address>,...},"primary_wallet":<address>,"payout_chain":<chain>}`
+     *
+     *     with the keys in that order, the chains of `wallets` sorted (`arbitrum`, `avalanche`,
+     *     `base`, `optimism`, `polygon`, `solana`), every address normalised (EVM: lower-case
+     *     `0x` hex; Solana: base58 as is) and `payout_chain` the chain payouts will use (the one
+     *     sent, or the default below when it is omitted). A signature therefore covers who owns
+     *     the slug, who is its primary wallet and where it is paid. Example: slug `acme-ocr`,
+     *     `base` and `polygon` `0x2d4C407BBe49438ED859fe965b140dcF1aaB71a9`, `solana`
+     *     `9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin`, that Solana wallet primary, paid on
+     *     `solana`: the text is
+     *     `{"slug":"acme-ocr","wallets":{"base":"0x2d4c407bbe49438ed859fe965b140dcf1aab71a9","polygon":"0x2d4c407bbe49438ed859fe965b140dcf1aab71a9","solana":"9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"},"primary_wallet":"0x2d4c407bbe49438ed859fe965b140dcf1aab71a9","payout_chain":"solana"}`
+     *     and payloadHash `0x776538e6366586b2947f5fbed968f1d00e2a54078898ffac845852306245b2ba`.
+     *     A shape-A request whose one wallet stands under the chain shape B would record it on
+     *     (an EVM wallet under `base`, a Solana wallet under `solana`), and is therefore primary
+     *     and paid there, registers exactly what shape B would: its wallet may sign the slug alone
+     *     instead. Any other shape-A request signed over the slug alone is `401
+     *     invalid_signature` (the hint gives the text to sign). A registration signature works
+     *     once (`409 signature_already_used`), whichever shape carries it.
+     *
+     *     The body is limited to 4 KB (`413 body_too_large`). When `payout_chain` is omitted it is
+     *     the chain of the primary wallet (the first of `base`, `polygon`, `arbitrum`,
+     *     `optimism`, `avalanche`, `solana` whose wallet is the primary one). `base`, `polygon`
+     *     and `solana` are always payout chains; `arbitrum`, `optimism` and `avalanche` only where
+     *     the deployment configures them (otherwise `400 invalid_input` on `body.payout_chain`).
      */
     post: operations["registerSeller"];
     delete?: never;
@@ -1510,7 +1534,7 @@ export interface components {
       avalanche?: components["schemas"]["EvmAddress"];
       solana?: components["schemas"]["SolanaAddress"];
     };
-    /** @description For each chain of `wallets`, that wallet's signature of action `register`. */
+    /** @description For each chain of `wallets`, that wallet's signature of action `register` over the shape-A payload (see `registerSeller`). */
     ChainSignatures: {
       base?: components["schemas"]["Signature"];
       polygon?: components["schemas"]["Signature"];
@@ -1522,7 +1546,8 @@ export interface components {
     /**
      * Shape A
      * @description Shape A: one wallet per receiving chain; every wallet of `wallets` signs action
-     *     `register` (`signatures`, same keys). `primary_wallet` must be one of `wallets`.
+     *     `register` over the compact JSON of `{slug, wallets, primary_wallet, payout_chain}`
+     *     (`signatures`, same keys; see `registerSeller`). `primary_wallet` must be one of `wallets`.
      *     The fields of shape B are not allowed with it. (The fields' schemas are those of
      *     `RegisterSellerRequest`.)
      */

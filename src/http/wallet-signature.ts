@@ -11,6 +11,7 @@
 import { getAddress, isHex, keccak256, recoverTypedDataAddress, stringToBytes, type Hex } from 'viem';
 import nacl from 'tweetnacl';
 import bs58 from 'bs58';
+import { PAYOUT_CHAINS, type PayoutChain } from '../chains/payout-sender.ts';
 
 export const SELLER_ACTION_TYPES = {
   SellerAction: [
@@ -106,7 +107,47 @@ export interface EndpointFields {
   mode: string;
 }
 
+/** `register` as the specification has it: the slug alone (shape B, and shape A registering only what shape B would). */
 export const registerPayload = (slug: string) => slug;
+
+/** What a shape-A registration sets up: the payout chain is the effective one (given, or the default). */
+export interface RegisterBinding {
+  slug: string;
+  /** chain -> address */
+  wallets: Record<string, string>;
+  primary_wallet: string;
+  payout_chain: string;
+}
+
+/**
+ * `register` of a shape-A request: compact JSON `{slug, wallets, primary_wallet, payout_chain}`
+ * in that order, `wallets` with its chain names sorted (code-unit order), every address in its
+ * wallet-key form (EVM lower-case hex, Solana base58 as is), `payout_chain` the effective one.
+ * The slug alone would let a lifted signature vouch for wallets and a payout its signer never
+ * saw (issue 20, item 3); this payload binds every one of them. Canonical forms, so that the
+ * case an EVM address is sent in changes nothing a signer has to know.
+ */
+export const registerBindingPayload = (r: RegisterBinding) =>
+  JSON.stringify({
+    slug: r.slug,
+    wallets: Object.fromEntries(
+      Object.keys(r.wallets)
+        .sort()
+        .map((chain) => [chain, walletKey(r.wallets[chain])]),
+    ),
+    primary_wallet: walletKey(r.primary_wallet),
+    payout_chain: r.payout_chain,
+  });
+
+/** Shape A's default payout chain: the first chain, in PAYOUT_CHAINS order, whose wallet is the primary one. */
+export const defaultPayoutChain = (wallets: Record<string, string | undefined>, primary: string): PayoutChain | undefined =>
+  PAYOUT_CHAINS.find((c) => wallets[c] !== undefined && walletKey(wallets[c]!) === walletKey(primary));
+
+/** The chain shape B records a wallet under (and pays it on). */
+export const shapeBChain = (wallet: string): 'base' | 'solana' | undefined => {
+  const kind = walletKind(wallet);
+  return kind === 'evm' ? 'base' : kind === 'solana' ? 'solana' : undefined;
+};
 export const addEndpointPayload = (e: EndpointFields) =>
   JSON.stringify({ path_suffix: e.path_suffix, upstream_url: e.upstream_url, atomic_price: e.atomic_price, unit: e.unit, desc: e.desc, mode: e.mode });
 export const updateEndpointPayload = (e: Omit<EndpointFields, 'path_suffix'> & { id: number }) =>

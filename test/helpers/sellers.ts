@@ -16,7 +16,7 @@ import type { Hex } from 'viem';
 import nacl from 'tweetnacl';
 import { evmActionSigner, solanaActionSigner, type ActionSigner } from '../../sdk/action-signer.ts';
 import { createPaycallClient } from '../../sdk/paycall-client.ts';
-import { walletActions } from '../../sdk/wallet-actions.ts';
+import { registerMultiChain as registerMultiChainSdk, walletActions, type MultiChainRegistration } from '../../sdk/wallet-actions.ts';
 import { assertMatchesContract } from './contract.ts';
 
 export const SERVICE = 'paycall';
@@ -169,6 +169,11 @@ async function sdkAnswer(operationId: string, r: { data?: unknown; error?: unkno
 /** Registers a seller with shape B. */
 export async function register(baseUrl: string, signer: TestSigner, slug: string): Promise<Answer> {
   return sdkAnswer('registerSeller', await walletActions(sdkApi(baseUrl), signer).register(slug));
+}
+
+/** Registers a seller with shape A, every wallet signing the binding payload (the SDK's registerMultiChain). */
+export async function registerMultiChain(baseUrl: string, r: MultiChainRegistration): Promise<Answer> {
+  return sdkAnswer('registerSeller', await registerMultiChainSdk(sdkApi(baseUrl), r));
 }
 
 export interface EndpointInput {
