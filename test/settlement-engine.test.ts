@@ -450,7 +450,7 @@ describe('on the embedded database (PGlite)', () => {
       assert.equal((await register(t.baseUrl, s, 'pglite-payee')).status, 201);
       const [{ id }] = await conn.execute<{ id: number }[]>('select id from seller where wallet = ?', [s.wallet]);
       const earn = (tx: string) =>
-        conn.execute(`insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, take_bps, fee, net) values ('base', ?, '0xp', 1000000, 1000000, '/v1/x/y', ?, 300, 30000, 970000)`, [tx, id]);
+        conn.execute(`insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, take_bps, fee, net, delivery) values ('base', ?, '0xp', 1000000, 1000000, '/v1/x/y', ?, 300, 30000, 970000, 'delivered')`, [tx, id]);
       const done = async () => Number((await conn.execute<{ n: string }[]>(`select count(*) as n from payout where status <> 'sent'`))[0].n) === 0;
       await earn('0x01');
       clock.toNextMidnight();
