@@ -22,7 +22,8 @@
  *   the same receipt cannot take it back, so a claimed row never changes), 'undelivered' is
  *   not (a retried receipt that is then served ends 'delivered'). A crash between the run and
  *   the mark leaves 'pending': not paid, and the buyer, who got no answer, may retry with the
- *   same receipt, whose run then marks it.
+ *   same receipt, whose run then marks it. Before claiming, a 'pending' row whose receipt has
+ *   its final answer is resolved from that answer (resolvePendingDeliveries).
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { PayoutChain, PreparedPayout } from '../chains/payout-sender.ts';
@@ -92,6 +93,7 @@ export async function claimPayouts(
   p: { sellerIds: number[]; cutoff: string; minAtomic: bigint; day: string | null },
 ): Promise<ClaimResult> {
   await lockSellers(tx, p.sellerIds);
+  await resolvePendingDeliveries(tx, p.sellerIds);
   // Data-modifying CTEs share one snapshot: the sums, the inserted payouts and the claimed rows
   // describe the same rows. The seller locks above keep another claimer out of them.
   const [r] = await tx.execute<{ created: ClaimResult['created'] | null; carried: Record<string, number> | null; no_destination: number; mismatched: number }[]>(
@@ -141,6 +143,23 @@ export async function markDelivery(em: SqlEntityManager, key: string, delivery: 
     [delivery, key, key],
   );
   return rows[0]?.delivery === delivery;
+}
+
+/**
+ * Rows still 'pending' whose receipt has its final answer are resolved from that answer: below
+ * 500 the buyer got what the upstream served ('delivered'), 500 and above it did not
+ * ('undelivered'). The seller call marks every row before its answer leaves, so this only finds
+ * rows whose mark was lost (a failed write on a failure) or rows an instance running older code
+ * wrote during a rolling deploy (the column default is 'pending'), which are then paid as served.
+ * A row whose run crashed has no final answer until a retry (or the last attempt) gives it one.
+ */
+async function resolvePendingDeliveries(tx: SqlEntityManager, sellerIds: number[]): Promise<void> {
+  await tx.execute(
+    `update payment p set delivery = case when r.response_status < 500 then 'delivered' else 'undelivered' end
+       from consumed_receipt r
+      where p.seller_id = any(?::int[]) and p.delivery = 'pending' and r.payment_id = p.id and r.state = 'done' and r.response_status is not null`,
+    [intArray(sellerIds)],
+  );
 }
 
 /**
