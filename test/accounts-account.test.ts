@@ -32,12 +32,13 @@ const SELLER_SPENT = 10_000n + 20_000n + 30_000n + 7n;
 const BUYER_SPENT = 500_000n + 4_000n;
 
 let tx = 0;
-const pay = async (row: { payer: string; amount: bigint; network?: string; sellerId?: number | null; net?: bigint; payoutId?: number | null; buyerWallet?: string | null }) => {
+/** A ledger row; `delivery` as the seller call leaves it (default: a served call). */
+const pay = async (row: { payer: string; amount: bigint; network?: string; sellerId?: number | null; net?: bigint; payoutId?: number | null; buyerWallet?: string | null; delivery?: 'pending' | 'delivered' | 'undelivered' }) => {
   const net = row.net ?? 0n;
   await sql.query(
-    `insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, endpoint_id, take_bps, fee, net, payout_id, buyer_wallet)
-     values ($1, $2, $3, $4, $4, '/v1/x/y', $5, null, 400, $6, $7, $8, $9)`,
-    [row.network ?? 'base', `0xtx${++tx}`, row.payer, row.amount.toString(), row.sellerId ?? null, (row.amount - net).toString(), net.toString(), row.payoutId ?? null, row.buyerWallet ?? null],
+    `insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, endpoint_id, take_bps, fee, net, payout_id, buyer_wallet, delivery)
+     values ($1, $2, $3, $4, $4, '/v1/x/y', $5, null, 400, $6, $7, $8, $9, $10)`,
+    [row.network ?? 'base', `0xtx${++tx}`, row.payer, row.amount.toString(), row.sellerId ?? null, (row.amount - net).toString(), net.toString(), row.payoutId ?? null, row.buyerWallet ?? null, row.delivery ?? 'delivered'],
   );
 };
 
@@ -67,6 +68,11 @@ before(async () => {
   await pay({ payer: stranger.wallet, amount: 9_400_000_000_000_000n, sellerId, net: 9_007_199_254_740_993n, payoutId, network: 'polygon' });
   await pay({ payer: buyer.wallet, amount: 500_000n, sellerId, net: 485_000n, network: 'solana' });
   await pay({ payer: stranger.wallet, amount: 128_600_000_000_000_000_000_000_000_000n, sellerId, net: 123_456_789_012_345_678_901_234_567_890n });
+  // Calls the upstream did not serve (upstream_5xx, upstream_timeout) and one whose outcome was
+  // never recorded (a crash between the run and its mark): the seller earns none of them.
+  await pay({ payer: stranger.wallet, amount: 20_000n, sellerId, net: 19_200n, delivery: 'undelivered' });
+  await pay({ payer: stranger.wallet, amount: 7_000_000n, sellerId, net: 6_720_000n, delivery: 'undelivered', network: 'polygon' });
+  await pay({ payer: stranger.wallet, amount: 30_000n, sellerId, net: 28_800n, delivery: 'pending' });
   // As buyer: the same EVM address in three letter cases on two chains, and once named by a pay key.
   await pay({ payer: seller.wallet, amount: 10_000n });
   await pay({ payer: seller.wallet.toLowerCase(), amount: 20_000n, network: 'polygon' });

@@ -57,3 +57,48 @@ test('amounts round-trip as bigint beyond 2^53 without loss', async () => {
   assert.equal((row as { amount: bigint }).amount, big);
   await orm.close(true);
 });
+
+test('undelivered_calls: past failed seller calls (final 5xx answer, unsettled) stop counting; served, built-in, claimed and paid rows stay delivered', async () => {
+  const backfill = await createTestDatabase('migrations_undelivered');
+  try {
+    const orm = await openDatabase({ databaseUrl: backfill.url, pgliteDir: '', log: silentLogger, migrate: false });
+    await orm.migrator.up({ to: 'Migration20261123091000_settlement' });
+    const conn = orm.em.fork().getConnection();
+    // What the old code left: a ledger row per paid call, and the receipt's final stored answer.
+    const row = async (tx: string, sellerId: number | null, status: number, extra: { payoutId?: number; claimedBy?: number } = {}) => {
+      const [{ id }] = await conn.execute<{ id: string }[]>(
+        `insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, take_bps, fee, net, payout_id) values ('base', ?, '0xp', 20000, 20000, '/v1/s/p', ?, 400, 800, 19200, ?) returning id`,
+        [tx, sellerId, extra.payoutId ?? null],
+      );
+      await conn.execute(`insert into consumed_receipt (receipt_key, network, fingerprint, payment_id, state, lease_until, response_status) values (?, 'base', 'f', ?, 'done', now(), ?)`, [`k-${tx}`, id, status]);
+      if (extra.claimedBy) await conn.execute(`insert into payout_item (payment_id, payout_id) values (?, ?)`, [id, extra.claimedBy]);
+    };
+    await row('failed-502', 7, 502);
+    await row('failed-504', 7, 504);
+    await row('paywall-503', 7, 503);
+    await row('served', 7, 200);
+    await row('buyer-error', 7, 400);
+    await row('builtin-500', null, 500);
+    await row('claimed-502', 7, 502, { claimedBy: 1 });
+    await row('paid-502', 7, 502, { payoutId: 1 });
+    await orm.migrator.up();
+    const rows = await conn.execute<{ tx: string; delivery: string }[]>(`select tx, delivery from payment order by id`);
+    assert.deepEqual(Object.fromEntries(rows.map((r: { tx: string; delivery: string }) => [r.tx, r.delivery])), {
+      'failed-502': 'undelivered',
+      'failed-504': 'undelivered',
+      'paywall-503': 'undelivered',
+      served: 'delivered',
+      'buyer-error': 'delivered',
+      'builtin-500': 'delivered',
+      'claimed-502': 'delivered',
+      'paid-502': 'delivered',
+    });
+    // New rows are written before their run: pending until the seller call marks them.
+    await conn.execute(`insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, take_bps, fee, net) values ('base', 'new', '0xp', 1, 1, '/v1/s/p', 7, 400, 0, 1)`);
+    assert.deepEqual(await conn.execute(`select delivery from payment where tx = 'new'`), [{ delivery: 'pending' }]);
+    await assert.rejects(conn.execute(`update payment set delivery = 'refunded' where tx = 'new'`), /payment_delivery_check/);
+    await orm.close(true);
+  } finally {
+    await backfill.drop();
+  }
+});

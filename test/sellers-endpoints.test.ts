@@ -283,8 +283,8 @@ describe('stats and errors', () => {
     const [{ id, seller_id }] = (await sql.query(`select id, seller_id from seller_endpoint where slug = 'sol-shop' and path_suffix = 'sol-echo'`)).rows;
     for (const [amount, days] of [[100000, 0], [200000, 10], [400000, 40]] as const) {
       await sql.query(
-        `insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, endpoint_id, take_bps, fee, net, created_at)
-         values ('solana', $1, 'payer', $2, $2, '/v1/sol-shop/sol-echo', $3, $4, 300, $5, $6, now() - ($7 * interval '1 day'))`,
+        `insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, endpoint_id, take_bps, fee, net, created_at, delivery)
+         values ('solana', $1, 'payer', $2, $2, '/v1/sol-shop/sol-echo', $3, $4, 300, $5, $6, now() - ($7 * interval '1 day'), 'delivered')`,
         [`tx-${days}`, amount, seller_id, id, amount * 0.03, amount * 0.97, days],
       );
     }

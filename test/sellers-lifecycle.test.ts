@@ -62,8 +62,8 @@ const metrics = async () => (await fetch(`${t.baseUrl}/metrics`)).text();
 
 describe('state machine', () => {
   const T = { degradeAfterFailures: 5, recoverAfterSuccesses: 3, suspendAfterFailures: 20, suspendAfterDegradedMs: 30 * 60_000 };
-  const run = (s: HealthState, outcomes: boolean[], at = 0) => outcomes.reduce((acc, ok, i) => nextHealthState(acc, ok, at + i, T), s);
-  const active: HealthState = { status: 'active', consecutiveFailures: 0, consecutiveSuccesses: 0, degradedSince: null };
+  const run = (s: HealthState, outcomes: boolean[], at = 0, source: 'health' | 'call' = 'health') => outcomes.reduce((acc, ok, i) => nextHealthState(acc, ok, at + i, T, source), s);
+  const active: HealthState = { status: 'active', consecutiveFailures: 0, consecutiveSuccesses: 0, callFailures: 0, degradedSince: null };
 
   test('the default thresholds: 5 failures degrade, 3 successes recover, 20 failures or 30 minutes suspend', () => {
     assert.equal(run(active, Array(4).fill(false)).status, 'active');
@@ -74,11 +74,48 @@ describe('state machine', () => {
     assert.equal(run(degraded, [true, false, true, true]).status, 'degraded', 'successes must be consecutive');
     assert.equal(run(degraded, Array(14).fill(false)).status, 'degraded');
     assert.equal(run(degraded, Array(15).fill(false)).status, 'suspended', '20 consecutive failures in all');
-    const late = nextHealthState(degraded, false, degraded.degradedSince! + 30 * 60_000, T);
+    const late = nextHealthState(degraded, false, degraded.degradedSince! + 30 * 60_000, T, 'health');
     assert.equal(late.status, 'suspended', '30 minutes degraded without a success');
-    const revived = nextHealthState(degraded, true, degraded.degradedSince! + 29 * 60_000, T);
-    assert.equal(nextHealthState(revived, false, degraded.degradedSince! + 31 * 60_000, T).status, 'degraded', 'a success restarts the clock');
-    for (const s of ['pending', 'suspended'] as const) assert.deepEqual(nextHealthState({ ...active, status: s }, false, 0, T).status, s);
+    const revived = nextHealthState(degraded, true, degraded.degradedSince! + 29 * 60_000, T, 'health');
+    assert.equal(nextHealthState(revived, false, degraded.degradedSince! + 31 * 60_000, T, 'health').status, 'degraded', 'a success restarts the clock');
+    for (const s of ['pending', 'suspended'] as const) assert.deepEqual(nextHealthState({ ...active, status: s }, false, 0, T, 'call').status, s);
+  });
+
+  // The attack of issue 20: the upstream answers probes (no X-Paycall-* headers) and fails every paid call.
+  const probeOkCallFails = (s: HealthState, calls: number, at = 0) => {
+    let x = s;
+    for (let i = 0; i < calls; i++) {
+      x = nextHealthState(x, true, at + 2 * i, T, 'health');
+      x = nextHealthState(x, false, at + 2 * i + 1, T, 'call');
+    }
+    return x;
+  };
+
+  test('probe successes between failed paid calls erase nothing: 5 failed calls degrade, 20 suspend, at the default thresholds', () => {
+    assert.equal(probeOkCallFails(active, 4).status, 'active');
+    const degraded = probeOkCallFails(active, 5);
+    assert.deepEqual([degraded.status, degraded.callFailures], ['degraded', 5]);
+    assert.equal(run(degraded, [true, true, true, true], 100, 'health').status, 'degraded', 'probe successes do not recover it');
+    assert.equal(probeOkCallFails(active, 19).status, 'degraded');
+    assert.equal(probeOkCallFails(active, 20).status, 'suspended', '20 failed paid calls in all');
+  });
+
+  test('degraded by failed paid calls: probe successes do not restart the clock, 30 minutes later a probe suspends it', () => {
+    const degraded = probeOkCallFails(active, 5);
+    const since = degraded.degradedSince!;
+    const probed = run(degraded, [true, true, true], since + 29 * 60_000, 'health');
+    assert.deepEqual([probed.status, probed.degradedSince], ['degraded', since]);
+    assert.equal(nextHealthState(probed, true, since + 30 * 60_000, T, 'health').status, 'suspended', 'even a probe success, the only outcome this upstream ever gives');
+  });
+
+  test('only a served paid call clears the paid-call streak; then probes count again (an honest upstream recovers)', () => {
+    const degraded = probeOkCallFails(active, 5);
+    const served = nextHealthState(degraded, true, 1_000, T, 'call');
+    assert.deepEqual([served.status, served.callFailures, served.consecutiveFailures], ['degraded', 0, 0]);
+    assert.equal(run(served, [true, true], 1_001, 'health').status, 'active', 'the call and two probes: three successes');
+    const probeFailures = run(active, [false, false, false, false, false], 0, 'health');
+    assert.deepEqual([probeFailures.status, probeFailures.callFailures], ['degraded', 0], 'failed probes degrade as before');
+    assert.equal(run(probeFailures, [true, true, true], 10, 'health').status, 'active', 'and probe successes recover them as before');
   });
 });
 

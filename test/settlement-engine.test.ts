@@ -141,6 +141,58 @@ describe('daily settlement', () => {
   });
 });
 
+describe('undelivered calls', () => {
+  let h: Harness;
+  let t: TestApp;
+  before(async () => {
+    h = await harness('settle_undelivered');
+    t = await h.start();
+  });
+  after(() => stop(h));
+
+  test('only served calls are paid: undelivered rows never, pending ones once their receipt shows the outcome', async () => {
+    const wallet = evmWallet();
+    const id = await insertSeller(h.c, { wallet, chain: 'base' });
+    await insertEarnings(h.c, id, [1_000_000n]);
+    await insertEarnings(h.c, id, [2_000_000n], { delivery: 'undelivered' });
+    // Pending rows: the mark was lost, or an instance of the older code wrote them (rolling deploy).
+    // Their receipts' final answers tell: 200 was served, 502 was not; a run that crashed has none.
+    await insertEarnings(h.c, id, [300_000n, 400_000n, 500_000n], { delivery: 'pending' });
+    const idOf = async (amount: bigint) => (await h.c.query(`select id from payment where seller_id = $1 and amount = $2`, [id, amount.toString()])).rows[0].id;
+    for (const [amount, state, status] of [[300_000n, 'done', 200], [400_000n, 'done', 502], [500_000n, 'running', null]] as const) {
+      await h.c.query(`insert into consumed_receipt (receipt_key, network, fingerprint, payment_id, state, lease_until, response_status) values ($1, 'base', 'f', $2, $3, now() + interval '1 hour', $4)`, [`k-${amount}`, await idOf(amount), state, status]);
+    }
+    h.clock.toNextMidnight();
+    await settleUntil(t.app, allFinal(h.c));
+    const net = (a: bigint) => (a * 9_700n) / 10_000n;
+    const [p] = await payoutsOf(h.c, id);
+    assert.deepEqual([p.status, p.amount], ['sent', (net(1_000_000n) + net(300_000n)).toString()]);
+    assert.equal(h.senders.base.received.get(wallet), net(1_000_000n) + net(300_000n));
+    const rows = (await h.c.query(`select amount::text, delivery, payout_id is not null as paid from payment where seller_id = $1 order by id`, [id])).rows;
+    assert.deepEqual(rows, [
+      { amount: '1000000', delivery: 'delivered', paid: true },
+      { amount: '2000000', delivery: 'undelivered', paid: false },
+      { amount: '300000', delivery: 'delivered', paid: true },
+      { amount: '400000', delivery: 'undelivered', paid: false },
+      { amount: '500000', delivery: 'pending', paid: false },
+    ]);
+    const b = await balances(h.c, id);
+    assertIdentities(b, assert);
+    assert.equal(b.withdrawable, 0n, 'nothing served is left unpaid');
+    assert.equal(b.notServed, 2_000_000n + 400_000n + 500_000n);
+
+    // A requested payout claims the same way: an undelivered row alone is nothing to pay.
+    const s2 = evmSigner();
+    assert.equal((await register(t.baseUrl, s2, 'undelivered-only')).status, 201);
+    const id2 = (await h.c.query('select id from seller where wallet = $1', [s2.wallet])).rows[0].id;
+    await insertEarnings(h.c, id2, [5_000_000n], { delivery: 'undelivered' });
+    const r = await call(t.baseUrl, 'requestPayout', 'POST', `/v1/_seller/${s2.wallet}/payouts`, { body: await requestPayoutBody(s2) });
+    assert.equal(r.status, 409, JSON.stringify(r.body));
+    assert.equal(r.body.error, 'nothing_to_pay');
+    assert.equal((await payoutsOf(h.c, id2)).length, 0);
+  });
+});
+
 describe('recovery and failures', () => {
   let h: Harness;
   let t: TestApp;
@@ -450,7 +502,7 @@ describe('on the embedded database (PGlite)', () => {
       assert.equal((await register(t.baseUrl, s, 'pglite-payee')).status, 201);
       const [{ id }] = await conn.execute<{ id: number }[]>('select id from seller where wallet = ?', [s.wallet]);
       const earn = (tx: string) =>
-        conn.execute(`insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, take_bps, fee, net) values ('base', ?, '0xp', 1000000, 1000000, '/v1/x/y', ?, 300, 30000, 970000)`, [tx, id]);
+        conn.execute(`insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, take_bps, fee, net, delivery) values ('base', ?, '0xp', 1000000, 1000000, '/v1/x/y', ?, 300, 30000, 970000, 'delivered')`, [tx, id]);
       const done = async () => Number((await conn.execute<{ n: string }[]>(`select count(*) as n from payout where status <> 'sent'`))[0].n) === 0;
       await earn('0x01');
       clock.toNextMidnight();

@@ -14,7 +14,7 @@ export interface AccountBalances {
   earned: bigint;
   /** Net earnings whose payout is confirmed (payment.payout_id set). */
   settled: bigint;
-  /** Net earnings not settled yet (payment.payout_id null). */
+  /** Net earnings of served calls not settled yet (payment.payout_id null, delivery 'delivered'). */
   withdrawable: bigint;
   /** USDC paid by this wallet (as payer on any chain, or as the buyer a `pay` key named). */
   spent: bigint;
@@ -26,7 +26,10 @@ export interface AccountBalances {
 
 /**
  * One statement, so the figures come from one snapshot: a payout confirmed meanwhile moves
- * earnings from withdrawable to settled, never counts them twice or not at all.
+ * earnings from withdrawable to settled, never counts them twice or not at all. A seller earns
+ * only for calls its upstream served (settlement/payout-store.ts): the net of an undelivered
+ * call, or of one whose outcome is not recorded yet, is in neither figure. Settled rows are
+ * delivered ones (only those are claimed by a payout).
  * EVM payers are matched case-insensitively (`lower(payer)`, indexed), Solana's base58 exactly.
  */
 export async function accountBalances(em: SqlEntityManager, wallet: string): Promise<AccountBalances> {
@@ -37,7 +40,7 @@ export async function accountBalances(em: SqlEntityManager, wallet: string): Pro
   const [row] = await em.execute<{ settled: string; withdrawable: string; spent: string; endpoints: number }[]>(
     `select
        (select coalesce(sum(net), 0)::text from payment where seller_id = ? and payout_id is not null) as settled,
-       (select coalesce(sum(net), 0)::text from payment where seller_id = ? and payout_id is null) as withdrawable,
+       (select coalesce(sum(net), 0)::text from payment where seller_id = ? and payout_id is null and delivery = 'delivered') as withdrawable,
        (select coalesce(sum(amount), 0)::text from payment where ${payerMatch} or buyer_wallet = ?) as spent,
        (select count(*)::int from seller_endpoint where seller_id = ? and deleted_at is null) as endpoints`,
     [sellerId, sellerId, key, key, sellerId],

@@ -5,6 +5,13 @@
  * Content-Digest), the quote is the endpoint's price, and once paid the call is forwarded
  * (proxy: retried on 5xx; paywall: once) and its answer streamed back, stored for replays.
  * Every forward feeds the endpoint's lifecycle (5xx or timeout: failure) and error counts.
+ *
+ * A seller earns only for calls its upstream served: the ledger row (written 'pending' with the
+ * receipt, before the run) is marked 'delivered' when the upstream answered below 500, and
+ * 'undelivered' when the call ends upstream_5xx, upstream_timeout or with an upstream 5xx passed
+ * back (paywall). The mark is written before the buyer sees any of the answer: an answer that
+ * reached a buyer always has its mark, and a crash before the mark leaves a row that is not
+ * paid and a buyer with no answer, who may retry with the same receipt (settlement/payout-store.ts).
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Database } from '../db/orm.ts';
@@ -17,7 +24,8 @@ import { recordUpstreamOutcome, type LifecycleDeps } from '../sellers/lifecycle.
 import { requestFingerprintOfDigest } from '../payments/fingerprint.ts';
 import { paidCall, type PaidCallDeps } from '../payments/paid-call.ts';
 import { requireChains } from '../payments/require-chains.ts';
-import { forwardCall, type ForwardDeps } from '../proxy/forward.ts';
+import { forwardCall, type ForwardAnswer, type ForwardDeps } from '../proxy/forward.ts';
+import { markDelivery } from '../settlement/payout-store.ts';
 import { spoolBody } from '../proxy/spool-body.ts';
 import { sellerBazaar } from './bazaar.ts';
 
@@ -41,6 +49,9 @@ interface LiveEndpoint {
   desc: string;
   sample_body: unknown;
 }
+
+/** Failures of a proxied call that mean the upstream did not serve it (forward.ts answers them). */
+const UNDELIVERED_CODES = new Set(['upstream_5xx', 'upstream_timeout']);
 
 /** Take rates in basis points: 3 % paywall, 4 % proxy (spec). */
 export const TAKE_BPS = { paywall: 300, proxy: 400 } as const;
@@ -97,15 +108,28 @@ export const sellerCallHandler =
               deps.log.error('recording an upstream outcome failed', { err, endpoint_id: endpoint.id }),
             );
           };
+          let answer: ForwardAnswer;
           try {
-            const answer = await forwardCall(deps.forward, { mode: endpoint.mode, upstreamUrl, method: 'POST', headers: ctx.req.headers, body, payment });
-            void outcome(answer.status < 500, answer.status, answer.status >= 500 ? `upstream_${answer.status}` : undefined);
-            ctx.log.info('forwarded', { endpoint_id: endpoint.id, mode: endpoint.mode, status: answer.status, attempts: answer.attempts, latency_ms: answer.latencyMs });
-            return { status: answer.status, headers: answer.headers, body: answer.body };
+            answer = await forwardCall(deps.forward, { mode: endpoint.mode, upstreamUrl, method: 'POST', headers: ctx.req.headers, body, payment });
           } catch (e) {
             if (e instanceof AppError) void outcome(false, null, e.code);
+            if (e instanceof AppError && UNDELIVERED_CODES.has(e.code)) {
+              // If this write fails the row stays 'pending': not paid either, which is right for a failed call.
+              await markDelivery(em, payment.receipt, 'undelivered').catch((err: unknown) => ctx.log.error('marking an undelivered call failed', { err, endpoint_id: endpoint.id, receipt: payment.receipt }));
+            }
             throw e;
           }
+          const served = answer.status < 500;
+          void outcome(served, answer.status, served ? undefined : `upstream_${answer.status}`);
+          try {
+            await markDelivery(em, payment.receipt, served ? 'delivered' : 'undelivered');
+          } catch (err) {
+            // No answer without its mark: the buyer gets a 500 it may retry with the same receipt.
+            answer.body.destroy();
+            throw err;
+          }
+          ctx.log.info('forwarded', { endpoint_id: endpoint.id, mode: endpoint.mode, status: answer.status, attempts: answer.attempts, latency_ms: answer.latencyMs, delivery: served ? 'delivered' : 'undelivered' });
+          return { status: answer.status, headers: answer.headers, body: answer.body };
         },
       });
     } finally {

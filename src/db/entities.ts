@@ -77,6 +77,8 @@ export interface SellerEndpoint {
   status: EndpointStatus;
   consecutiveFailures: number;
   consecutiveSuccesses: number;
+  /** Consecutive failed live (paid) calls; cleared only by a successful live call (lifecycle.ts). */
+  callFailures: number;
   degradedAt: Date | null;
   lastProbe: unknown;
   /** The probe scheduler's job: due when nextProbeAt has passed (claimed with SKIP LOCKED). */
@@ -105,6 +107,7 @@ export const SellerEndpointSchema = new EntitySchema<SellerEndpoint>({
     status: { type: 'string', length: 16, default: 'pending' },
     consecutiveFailures: { type: 'integer', default: 0 },
     consecutiveSuccesses: { type: 'integer', default: 0 },
+    callFailures: { type: 'integer', default: 0 },
     degradedAt: nullableTime(),
     lastProbe: { type: 'json', nullable: true },
     nextProbeAt: nullableTime(),
@@ -262,8 +265,15 @@ export interface Payment {
   payoutId: number | null;
   /** The wallet of the `pay` API key the call was made with (its lookup key), beside the paying address; null without a key. */
   buyerWallet: string | null;
+  /**
+   * Whether the seller's upstream served the call (settlement/payout-store.ts, the money rules):
+   * only 'delivered' rows are earned, withdrawable and paid out. 'pending' until the seller call
+   * marks it (built-in rows, which no seller is paid for, stay 'pending').
+   */
+  delivery: PaymentDelivery;
   createdAt: Date;
 }
+export type PaymentDelivery = 'pending' | 'delivered' | 'undelivered';
 export const PaymentSchema = new EntitySchema<Payment>({
   name: 'Payment',
   tableName: 'payment',
@@ -283,6 +293,7 @@ export const PaymentSchema = new EntitySchema<Payment>({
     payoutId: { type: 'bigint', nullable: true },
     // Indexed where not null, and payer also on lower(payer) (migration api_keys): accounts match EVM payers case-insensitively.
     buyerWallet: { type: 'string', length: 64, nullable: true },
+    delivery: { type: 'string', length: 16, default: 'pending' },
     createdAt: createdAt(),
   },
 });

@@ -528,11 +528,17 @@ export interface paths {
      * @description Paid calls and earnings of the seller since `since` (default: the seller's
      *     registration). Query `sig` and `ts` (signed action `stats`, payloadHash: keccak-256 of
      *     the wallet as sent), or a Bearer key of that wallet with scope `read`.
-     *     `paid_atomic` = what buyers paid, `fee_atomic` = the service's take,
-     *     `earned_atomic` = `paid_atomic` - `fee_atomic`, of which `settled_atomic` was paid out
-     *     and `withdrawable_atomic` is not settled yet. Per endpoint: its status, the same figures
-     *     since `since`, and over the last 24 hours and 30 days also the error count and the
-     *     p50/p95 latency of the upstream's successful answers (probes and calls).
+     *     `paid_atomic` = what buyers paid. A seller earns only for calls its upstream served:
+     *     a call that ended `upstream_5xx`, `upstream_timeout` or with an upstream 5xx passed back
+     *     (paywall) is undelivered: its buyer is not refunded, the seller is not paid for it, and
+     *     it is counted apart in `undelivered_calls` and `undelivered_atomic` (what its buyers
+     *     paid). `fee_atomic` = the service's take on served calls, `earned_atomic` = what served
+     *     calls paid minus `fee_atomic`, of which `settled_atomic` was paid out and
+     *     `withdrawable_atomic` is not settled yet; so `paid_atomic` = `earned_atomic` +
+     *     `fee_atomic` + `undelivered_atomic`, apart from calls still running. Per endpoint: its
+     *     status, the same figures since `since`, and over the last 24 hours and 30 days also the
+     *     error count and the p50/p95 latency of the upstream's successful answers (probes and
+     *     calls).
      */
     get: operations["getSellerStats"];
     put?: never;
@@ -1708,24 +1714,28 @@ export interface components {
     SellerStats: {
       wallet: components["schemas"]["Wallet"];
       slug: components["schemas"]["Slug"];
-      /** @description Paid calls. */
+      /** @description Paid calls (served or not). */
       calls: number;
-      /** @description What buyers paid. */
+      /** @description What buyers paid (served calls or not). */
       paid_atomic: components["schemas"]["AtomicAmount"];
-      /** @description Net earnings (paid minus fee). */
+      /** @description Net earnings of served calls (what they paid minus fee). */
       earned_atomic: components["schemas"]["AtomicAmount"];
-      /** @description The service's take. */
+      /** @description The service's take on served calls. */
       fee_atomic: components["schemas"]["AtomicAmount"];
       /** @description Net earnings not settled yet. */
       withdrawable_atomic: components["schemas"]["AtomicAmount"];
       /** @description Net earnings paid out. */
       settled_atomic: components["schemas"]["AtomicAmount"];
+      /** @description Paid calls the upstream did not serve (`upstream_5xx`, `upstream_timeout`, an upstream 5xx passed back); the seller is not paid for them. */
+      undelivered_calls: number;
+      /** @description What buyers paid for undelivered calls (not refunded, not paid to the seller). */
+      undelivered_atomic: components["schemas"]["AtomicAmount"];
       /** @description The same per endpoint (deleted ones included). */
       by_endpoint: components["schemas"]["EndpointStats"][];
       /** @description Start of the counted period. */
       since: components["schemas"]["UnixSeconds"];
     };
-    /** @description Statistics of one endpoint; `calls`, `paid_atomic`, `earned_atomic` and `errors` count since `since`. */
+    /** @description Statistics of one endpoint; `calls`, `paid_atomic`, `earned_atomic`, `undelivered_calls`, `undelivered_atomic` and `errors` count since `since`. */
     EndpointStats: {
       id: components["schemas"]["ResourceId"];
       path: string;
@@ -1735,6 +1745,8 @@ export interface components {
       calls: number;
       paid_atomic: components["schemas"]["AtomicAmount"];
       earned_atomic: components["schemas"]["AtomicAmount"];
+      undelivered_calls: number;
+      undelivered_atomic: components["schemas"]["AtomicAmount"];
       /** @description Errors counted for the endpoint (failed probes, upstream 5xx and timeouts, buyers refused while suspended). */
       errors: number;
       last_24h: components["schemas"]["EndpointWindowStats"];
@@ -1746,8 +1758,12 @@ export interface components {
       calls: number;
       /** @description What buyers paid. */
       paid_atomic: components["schemas"]["AtomicAmount"];
-      /** @description Net earnings (paid minus the take rate). */
+      /** @description Net earnings of served calls (what they paid minus the take rate). */
       earned_atomic: components["schemas"]["AtomicAmount"];
+      /** @description Paid calls the upstream did not serve. */
+      undelivered_calls: number;
+      /** @description What buyers paid for undelivered calls. */
+      undelivered_atomic: components["schemas"]["AtomicAmount"];
       errors: number;
       /** @description Median latency of the upstream's successful answers (probes and calls); `null` without data. */
       p50_latency_ms: number | null;

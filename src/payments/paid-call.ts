@@ -62,8 +62,11 @@ export interface PaidRequest {
   takeBps: number;
   /** The x402 `bazaar` extension of the endpoint, sent in the v2 quote. */
   bazaar?: BazaarExtension;
-  /** The work the buyer pays for; runs at most once per receipt (bounded attempts if it fails). */
-  run: (payment: { tx: string; payer: string; network: Network }) => Promise<HandlerResult>;
+  /**
+   * The work the buyer pays for; runs at most once per receipt (bounded attempts if it fails).
+   * `receipt`: the receipt's key, which names its ledger row (a seller call marks it delivered or not).
+   */
+  run: (payment: { tx: string; payer: string; network: Network; receipt: string }) => Promise<HandlerResult>;
 }
 
 const quoteChains = ({ adapters: { base, polygon, solana } }: PaidCallDeps) => ({ base, polygon, solana: { usdc: solana.usdc, payTo: solana.payTo, feePayer: solana.feePayer } });
@@ -190,7 +193,7 @@ async function runOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, p: P
   const paymentResponse = paymentResponseHeaders(s);
   let result: HandlerResult;
   try {
-    result = await p.run({ tx: s.tx, payer: s.payer, network: s.network });
+    result = await p.run({ tx: s.tx, payer: s.payer, network: s.network, receipt: s.key });
   } catch (err) {
     const failure = toErrorAnswer(err, ctx.requestId);
     const answer: StoredAnswer = { status: failure.status, headers: { ...failure.headers, 'content-type': JSON_TYPE, ...paymentResponse }, body: Buffer.from(JSON.stringify(failure.body)) };

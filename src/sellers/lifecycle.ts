@@ -7,6 +7,12 @@
  *  - degraded -> suspended: `suspendAfterFailures` consecutive failures (the streak that degraded
  *    it included), or `suspendAfterDegradedMs` degraded without a success. The seller is then
  *    suspended too, until it resumes (suspended endpoints go back to pending).
+ * Paid calls count on their own: an upstream can tell a health probe (no X-Paycall-* headers)
+ * from a paid call, so while the last live call failed (`callFailures` > 0) a probe's success
+ * proves nothing about what buyers get: it neither breaks the failure streak, nor counts toward
+ * recovery, nor restarts the degraded clock. Only a successful live call clears `callFailures`.
+ * An upstream that answers probes and fails paid calls therefore degrades and is suspended at the
+ * documented thresholds, counted on its paid calls alone.
  * Outcomes are applied under a row lock, so concurrent live calls and probes on several
  * instances count every outcome once.
  */
@@ -22,30 +28,43 @@ export type EndpointStatus = EndpointRow['status'];
 
 export interface HealthState {
   status: EndpointStatus;
+  /** Consecutive failures of probes and calls (a success that proves nothing does not break it). */
   consecutiveFailures: number;
   consecutiveSuccesses: number;
+  /** Consecutive failed live calls; only a successful live call clears it. */
+  callFailures: number;
   /** ms; when the endpoint became degraded or last succeeded while degraded. */
   degradedSince: number | null;
 }
 
 export type Thresholds = Pick<SellersConfig, 'degradeAfterFailures' | 'recoverAfterSuccesses' | 'suspendAfterFailures' | 'suspendAfterDegradedMs'>;
 
-/** The state after one upstream outcome of an active or degraded endpoint (others are unchanged). */
-export function nextHealthState(s: HealthState, ok: boolean, nowMs: number, t: Thresholds): HealthState {
+/**
+ * The state after one upstream outcome of an active or degraded endpoint (others are unchanged).
+ * `source`: 'call' for a live paid call, 'health' for a health probe.
+ */
+export function nextHealthState(s: HealthState, ok: boolean, nowMs: number, t: Thresholds, source: 'health' | 'call'): HealthState {
   if (s.status !== 'active' && s.status !== 'degraded') return s;
   if (ok) {
+    if (source === 'health' && s.callFailures > 0) {
+      // Proves nothing while paid calls fail: the streaks and the degraded clock stay, and the
+      // clock is still checked (an upstream that only ever answers probes is suspended on time).
+      if (s.status === 'degraded' && nowMs - (s.degradedSince ?? nowMs) >= t.suspendAfterDegradedMs) return { ...s, status: 'suspended' };
+      return s;
+    }
     const successes = s.consecutiveSuccesses + 1;
-    if (s.status === 'degraded' && successes >= t.recoverAfterSuccesses) return { status: 'active', consecutiveFailures: 0, consecutiveSuccesses: successes, degradedSince: null };
-    return { status: s.status, consecutiveFailures: 0, consecutiveSuccesses: successes, degradedSince: s.status === 'degraded' ? nowMs : null };
+    if (s.status === 'degraded' && successes >= t.recoverAfterSuccesses) return { status: 'active', consecutiveFailures: 0, consecutiveSuccesses: successes, callFailures: 0, degradedSince: null };
+    return { status: s.status, consecutiveFailures: 0, consecutiveSuccesses: successes, callFailures: 0, degradedSince: s.status === 'degraded' ? nowMs : null };
   }
   const failures = s.consecutiveFailures + 1;
+  const callFailures = source === 'call' ? s.callFailures + 1 : s.callFailures;
   if (s.status === 'active') {
-    if (failures >= t.degradeAfterFailures) return { status: 'degraded', consecutiveFailures: failures, consecutiveSuccesses: 0, degradedSince: nowMs };
-    return { ...s, consecutiveFailures: failures, consecutiveSuccesses: 0 };
+    if (failures >= t.degradeAfterFailures) return { status: 'degraded', consecutiveFailures: failures, consecutiveSuccesses: 0, callFailures, degradedSince: nowMs };
+    return { ...s, consecutiveFailures: failures, consecutiveSuccesses: 0, callFailures };
   }
   const since = s.degradedSince ?? nowMs;
-  if (failures >= t.suspendAfterFailures || nowMs - since >= t.suspendAfterDegradedMs) return { status: 'suspended', consecutiveFailures: failures, consecutiveSuccesses: 0, degradedSince: since };
-  return { status: 'degraded', consecutiveFailures: failures, consecutiveSuccesses: 0, degradedSince: since };
+  if (failures >= t.suspendAfterFailures || nowMs - since >= t.suspendAfterDegradedMs) return { status: 'suspended', consecutiveFailures: failures, consecutiveSuccesses: 0, callFailures, degradedSince: since };
+  return { status: 'degraded', consecutiveFailures: failures, consecutiveSuccesses: 0, callFailures, degradedSince: since };
 }
 
 /** p95 by nearest rank. */
@@ -81,7 +100,7 @@ export interface UpstreamOutcome {
  */
 export async function recordUpstreamOutcome(deps: LifecycleDeps, endpointId: number, o: UpstreamOutcome): Promise<EndpointStatus | null> {
   const result = await sqlOf(deps.orm).transactional(async (tx) => {
-    const [e] = await tx.execute<EndpointRow[]>(`select ${ENDPOINT_COLUMNS} from seller_endpoint e where e.id = ? and e.deleted_at is null for update`, [endpointId]);
+    const [e] = await tx.execute<(EndpointRow & { call_failures: number })[]>(`select ${ENDPOINT_COLUMNS}, e.call_failures from seller_endpoint e where e.id = ? and e.deleted_at is null for update`, [endpointId]);
     if (!e) return null;
     const probe: ProbeResult = { at: Math.floor(Date.now() / 1000), region: o.region, ok: o.ok, status_code: o.statusCode, latency_ms: o.latencyMs, error: o.error };
     await recordObservation(tx, e.id, o.source, probe);
@@ -90,13 +109,14 @@ export async function recordUpstreamOutcome(deps: LifecycleDeps, endpointId: num
       status: e.status,
       consecutiveFailures: e.consecutive_failures,
       consecutiveSuccesses: e.consecutive_successes,
+      callFailures: e.call_failures,
       degradedSince: e.degraded_at_s === null ? null : Number(e.degraded_at_s) * 1000,
     };
-    const after = nextHealthState(before, o.ok, Date.now(), deps.config);
+    const after = nextHealthState(before, o.ok, Date.now(), deps.config, o.source);
     await tx.execute(
-      `update seller_endpoint set status = ?, consecutive_failures = ?, consecutive_successes = ?, degraded_at = ${after.degradedSince === null ? 'null' : 'to_timestamp(? / 1000.0)'},
+      `update seller_endpoint set status = ?, consecutive_failures = ?, consecutive_successes = ?, call_failures = ?, degraded_at = ${after.degradedSince === null ? 'null' : 'to_timestamp(? / 1000.0)'},
          last_probe = case when ? = 'health' then ?::jsonb else last_probe end, updated_at = now(), next_probe_at = ${after.status === 'suspended' ? 'null' : 'next_probe_at'} where id = ?`,
-      [after.status, after.consecutiveFailures, after.consecutiveSuccesses, ...(after.degradedSince === null ? [] : [after.degradedSince]), o.source, JSON.stringify(probe), e.id],
+      [after.status, after.consecutiveFailures, after.consecutiveSuccesses, after.callFailures, ...(after.degradedSince === null ? [] : [after.degradedSince]), o.source, JSON.stringify(probe), e.id],
     );
     if (after.status === 'suspended' && before.status !== 'suspended') await suspendSeller(tx, e.seller_id);
     return { from: before.status, to: after.status };
@@ -132,7 +152,7 @@ export async function runActivationRound(deps: LifecycleDeps & { probe: (url: st
     }
     const delay = activate ? deps.config.healthIntervalMs : Math.min(deps.config.pendingRetryBaseMs * 2 ** Math.min(e.probe_attempts, 30), deps.config.pendingRetryMaxMs);
     const rows = await tx.execute<{ id: number }[]>(
-      `update seller_endpoint set status = ?, probe_attempts = ?, consecutive_failures = 0, consecutive_successes = 0, degraded_at = null,
+      `update seller_endpoint set status = ?, probe_attempts = ?, consecutive_failures = 0, consecutive_successes = 0, call_failures = 0, degraded_at = null,
          last_probe = ?::jsonb, next_probe_at = now() + (? * interval '1 millisecond'), updated_at = now()
        where id = ? and status = 'pending' and deleted_at is null and upstream_url = ? returning id`,
       [activate ? 'active' : 'pending', activate ? 0 : e.probe_attempts + 1, JSON.stringify(shown), delay, e.id, e.upstream_url],

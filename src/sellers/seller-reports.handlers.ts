@@ -1,6 +1,9 @@
 /**
  * Read-only seller reports: stats (calls, paid, net earnings, errors and upstream latency per
  * endpoint over the last 24 h and 30 days, plus totals since `since`) and hourly error counts.
+ * A seller earns only for calls its upstream served (settlement/payout-store.ts): earned, fee
+ * and withdrawable count delivered rows; undelivered calls and what their buyers paid are
+ * shown apart (`undelivered_calls`, `undelivered_atomic`); calls and paid count every paid call.
  */
 import type { Handler } from '../http/server.ts';
 import type { Database } from '../db/orm.ts';
@@ -12,6 +15,8 @@ interface Window {
   calls: number;
   paid_atomic: string;
   earned_atomic: string;
+  undelivered_calls: number;
+  undelivered_atomic: string;
   errors: number;
   p50_latency_ms: number | null;
   p95_latency_ms: number | null;
@@ -29,20 +34,24 @@ export function sellerStatsHandler(orm: Database): Handler {
     const starts = { since, d1: now - DAY, d30: now - 30 * DAY };
 
     const [totals] = await em.execute<Record<string, string>[]>(
-      `select count(*) as calls, coalesce(sum(amount), 0)::text as paid, coalesce(sum(fee), 0)::text as fee, coalesce(sum(net), 0)::text as net,
-              coalesce(sum(net) filter (where payout_id is null), 0)::text as withdrawable, coalesce(sum(net) filter (where payout_id is not null), 0)::text as settled
+      `select count(*) as calls, coalesce(sum(amount), 0)::text as paid,
+              coalesce(sum(fee) filter (where delivery = 'delivered'), 0)::text as fee, coalesce(sum(net) filter (where delivery = 'delivered'), 0)::text as net,
+              coalesce(sum(net) filter (where payout_id is null and delivery = 'delivered'), 0)::text as withdrawable, coalesce(sum(net) filter (where payout_id is not null), 0)::text as settled,
+              count(*) filter (where delivery = 'undelivered') as undelivered_calls, coalesce(sum(amount) filter (where delivery = 'undelivered'), 0)::text as undelivered
          from payment where seller_id = ? and created_at >= to_timestamp(?)`,
       [seller.id, since],
     );
     const windowCols = (w: string) =>
       `count(p.id) filter (where p.created_at >= to_timestamp(?)) as calls_${w},
        coalesce(sum(p.amount) filter (where p.created_at >= to_timestamp(?)), 0)::text as paid_${w},
-       coalesce(sum(p.net) filter (where p.created_at >= to_timestamp(?)), 0)::text as net_${w}`;
+       coalesce(sum(p.net) filter (where p.created_at >= to_timestamp(?) and p.delivery = 'delivered'), 0)::text as net_${w},
+       count(p.id) filter (where p.created_at >= to_timestamp(?) and p.delivery = 'undelivered') as undelivered_calls_${w},
+       coalesce(sum(p.amount) filter (where p.created_at >= to_timestamp(?) and p.delivery = 'undelivered'), 0)::text as undelivered_${w}`;
     const endpoints = await em.execute<Record<string, string | number | null>[]>(
       `select e.id, e.slug, e.path_suffix, e.status, extract(epoch from e.deleted_at)::bigint as deleted_at, ${windowCols('since')}, ${windowCols('d1')}, ${windowCols('d30')}
          from seller_endpoint e left join payment p on p.endpoint_id = e.id and p.seller_id = e.seller_id
         where e.seller_id = ? group by e.id order by e.id`,
-      [since, since, since, starts.d1, starts.d1, starts.d1, starts.d30, starts.d30, starts.d30, seller.id],
+      [...Array(5).fill(since), ...Array(5).fill(starts.d1), ...Array(5).fill(starts.d30), seller.id],
     );
     const errors = await em.execute<Record<string, string | number>[]>(
       `select endpoint_id, coalesce(sum(count) filter (where hour >= date_trunc('hour', to_timestamp(?))), 0) as e_since,
@@ -69,6 +78,8 @@ export function sellerStatsHandler(orm: Database): Handler {
         calls: Number(e[`calls_${w}`]),
         paid_atomic: String(e[`paid_${w}`]),
         earned_atomic: String(e[`net_${w}`]),
+        undelivered_calls: Number(e[`undelivered_calls_${w}`]),
+        undelivered_atomic: String(e[`undelivered_${w}`]),
         errors: Number(err?.[`e_${w}`] ?? 0),
         p50_latency_ms: num(lat?.[`p50_${w}`]),
         p95_latency_ms: num(lat?.[`p95_${w}`]),
@@ -85,6 +96,8 @@ export function sellerStatsHandler(orm: Database): Handler {
         fee_atomic: totals.fee,
         withdrawable_atomic: totals.withdrawable,
         settled_atomic: totals.settled,
+        undelivered_calls: Number(totals.undelivered_calls),
+        undelivered_atomic: totals.undelivered,
         since,
         by_endpoint: endpoints.map((e) => ({
           id: e.id,
@@ -94,6 +107,8 @@ export function sellerStatsHandler(orm: Database): Handler {
           calls: Number(e.calls_since),
           paid_atomic: String(e.paid_since),
           earned_atomic: String(e.net_since),
+          undelivered_calls: Number(e.undelivered_calls_since),
+          undelivered_atomic: String(e.undelivered_since),
           errors: Number(errors.find((x) => Number(x.endpoint_id) === e.id)?.e_since ?? 0),
           last_24h: window(e, 'd1'),
           last_30d: window(e, 'd30'),

@@ -11,7 +11,19 @@
  * - payment.payout_id (the settlement reference the account's withdrawable balance reads) is set
  *   for all rows of a payout in the one statement that marks the payout confirmed ('sent');
  * - claims of one seller are serialized by locking the seller row, so the daily settlement and
- *   a requested payout racing for the same seller never see each other's rows half claimed.
+ *   a requested payout racing for the same seller never see each other's rows half claimed;
+ * - a seller earns only for calls its upstream served: only 'delivered' payment rows are
+ *   earned, withdrawable and claimed (DESIGN.md 5, Money). A row is written 'pending' with the
+ *   receipt, before the run; the seller call marks it (markDelivery) once the outcome is known
+ *   and before the buyer sees any of the answer. An 'undelivered' row (upstream_5xx,
+ *   upstream_timeout, an upstream 5xx passed back) keeps its amount, fee and net as written:
+ *   net is what the seller would have earned, and it is never paid; the service keeps the
+ *   whole amount (the buyer is not refunded). 'delivered' is final (a later failed attempt of
+ *   the same receipt cannot take it back, so a claimed row never changes), 'undelivered' is
+ *   not (a retried receipt that is then served ends 'delivered'). A crash between the run and
+ *   the mark leaves 'pending': not paid, and the buyer, who got no answer, may retry with the
+ *   same receipt, whose run then marks it. Before claiming, a 'pending' row whose receipt has
+ *   its final answer is resolved from that answer (resolvePendingDeliveries).
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { PayoutChain, PreparedPayout } from '../chains/payout-sender.ts';
@@ -81,12 +93,13 @@ export async function claimPayouts(
   p: { sellerIds: number[]; cutoff: string; minAtomic: bigint; day: string | null },
 ): Promise<ClaimResult> {
   await lockSellers(tx, p.sellerIds);
+  await resolvePendingDeliveries(tx, p.sellerIds);
   // Data-modifying CTEs share one snapshot: the sums, the inserted payouts and the claimed rows
   // describe the same rows. The seller locks above keep another claimer out of them.
   const [r] = await tx.execute<{ created: ClaimResult['created'] | null; carried: Record<string, number> | null; no_destination: number; mismatched: number }[]>(
     `with unclaimed as (
        select p.id, p.seller_id, p.net from payment p
-        where p.seller_id = any(?::int[]) and p.payout_id is null and p.created_at < ?::timestamptz
+        where p.seller_id = any(?::int[]) and p.payout_id is null and p.created_at < ?::timestamptz and p.delivery = 'delivered'
           and not exists (select 1 from payout_item i where i.payment_id = p.id)),
      sums as (select seller_id, sum(net) as total from unclaimed group by seller_id),
      due as (
@@ -111,6 +124,42 @@ export async function claimPayouts(
   );
   if (r.mismatched > 0) throw new AmountMismatchError(`${r.mismatched} payout(s)`);
   return { created: (r.created ?? []).map((c) => ({ ...c, id: Number(c.id) })), carriedOver: r.carried ?? {}, noDestination: r.no_destination };
+}
+
+/** What a paid seller call's outcome means for its ledger row. */
+export type CallDelivery = 'delivered' | 'undelivered';
+
+/**
+ * Marks the ledger row of a receipt (`key` may be an alias of it) with the call's outcome.
+ * 'delivered' is final: marking a delivered row 'undelivered' changes nothing (an attempt that
+ * served wins over one that failed, in whatever order they finish), so a row a payout claimed,
+ * always a delivered one, never changes under it. Returns whether the row now has `delivery`.
+ */
+export async function markDelivery(em: SqlEntityManager, key: string, delivery: CallDelivery): Promise<boolean> {
+  const rows = await em.execute<{ delivery: string }[]>(
+    `update payment set delivery = case when delivery = 'delivered' then delivery else ? end
+      where id = (select payment_id from consumed_receipt where receipt_key = coalesce((select alias_of from consumed_receipt where receipt_key = ?), ?))
+      returning delivery`,
+    [delivery, key, key],
+  );
+  return rows[0]?.delivery === delivery;
+}
+
+/**
+ * Rows still 'pending' whose receipt has its final answer are resolved from that answer: below
+ * 500 the buyer got what the upstream served ('delivered'), 500 and above it did not
+ * ('undelivered'). The seller call marks every row before its answer leaves, so this only finds
+ * rows whose mark was lost (a failed write on a failure) or rows an instance running older code
+ * wrote during a rolling deploy (the column default is 'pending'), which are then paid as served.
+ * A row whose run crashed has no final answer until a retry (or the last attempt) gives it one.
+ */
+async function resolvePendingDeliveries(tx: SqlEntityManager, sellerIds: number[]): Promise<void> {
+  await tx.execute(
+    `update payment p set delivery = case when r.response_status < 500 then 'delivered' else 'undelivered' end
+       from consumed_receipt r
+      where p.seller_id = any(?::int[]) and p.delivery = 'pending' and r.payment_id = p.id and r.state = 'done' and r.response_status is not null`,
+    [intArray(sellerIds)],
+  );
 }
 
 /**

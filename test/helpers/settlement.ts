@@ -22,19 +22,23 @@ export async function insertSeller(c: pg.Client, p: { wallet: string; chain: Pay
   return id;
 }
 
-/** Ledger rows of paid calls to the seller: amount, fee and net at the take rate (bps), integers only. */
-export async function insertEarnings(c: pg.Client, sellerId: number, amounts: bigint[], opts: { takeBps?: number; at?: string } = {}): Promise<void> {
+/**
+ * Ledger rows of paid calls to the seller: amount, fee and net at the take rate (bps), integers
+ * only; served calls ('delivered', as the seller call marks them) unless `delivery` says otherwise.
+ */
+export async function insertEarnings(c: pg.Client, sellerId: number, amounts: bigint[], opts: { takeBps?: number; at?: string; delivery?: 'pending' | 'delivered' | 'undelivered' } = {}): Promise<void> {
   const bps = BigInt(opts.takeBps ?? 300);
   for (const amount of amounts) {
     const net = (amount * (10000n - bps)) / 10000n;
     await c.query(
-      `insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, take_bps, fee, net, created_at)
-       values ('base', $1, '0xpayer', $2, $2, '/v1/x/y', $3, $4, $5, $6, coalesce($7::timestamptz, now()))`,
-      ['0x' + randomBytes(32).toString('hex'), amount.toString(), sellerId, Number(bps), (amount - net).toString(), net.toString(), opts.at ?? null],
+      `insert into payment (network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, take_bps, fee, net, created_at, delivery)
+       values ('base', $1, '0xpayer', $2, $2, '/v1/x/y', $3, $4, $5, $6, coalesce($7::timestamptz, now()), $8)`,
+      ['0x' + randomBytes(32).toString('hex'), amount.toString(), sellerId, Number(bps), (amount - net).toString(), net.toString(), opts.at ?? null, opts.delivery ?? 'delivered'],
     );
   }
 }
 
+/** Figures of the seller's served calls (delivery 'delivered': the only ones a seller earns), plus the rest apart. */
 export interface Balances {
   paid: bigint;
   fee: bigint;
@@ -48,15 +52,19 @@ export interface Balances {
   inFlight: bigint;
   /** sum of confirmed payouts */
   paidOut: bigint;
+  /** what buyers paid for calls not served (undelivered) or whose outcome is not recorded (pending) */
+  notServed: bigint;
 }
 
 export async function balances(c: pg.Client, sellerId: number): Promise<Balances> {
   const r = await c.query(
-    `select coalesce(sum(amount), 0)::text as paid, coalesce(sum(fee), 0)::text as fee, coalesce(sum(net), 0)::text as earned,
+    `select coalesce(sum(amount) filter (where delivery = 'delivered'), 0)::text as paid, coalesce(sum(fee) filter (where delivery = 'delivered'), 0)::text as fee,
+            coalesce(sum(net) filter (where delivery = 'delivered'), 0)::text as earned,
             coalesce(sum(net) filter (where payout_id is not null), 0)::text as settled,
-            coalesce(sum(net) filter (where payout_id is null), 0)::text as withdrawable,
+            coalesce(sum(net) filter (where payout_id is null and delivery = 'delivered'), 0)::text as withdrawable,
             coalesce(sum(net) filter (where payout_id is null and exists (select 1 from payout_item i where i.payment_id = payment.id)), 0)::text as in_flight,
-            (select coalesce(sum(amount), 0) from payout where seller_id = $1 and status = 'sent')::text as paid_out
+            (select coalesce(sum(amount), 0) from payout where seller_id = $1 and status = 'sent')::text as paid_out,
+            coalesce(sum(amount) filter (where delivery <> 'delivered'), 0)::text as not_served
        from payment where seller_id = $1`,
     [sellerId],
   );
@@ -69,6 +77,7 @@ export async function balances(c: pg.Client, sellerId: number): Promise<Balances
     withdrawable: BigInt(row.withdrawable),
     inFlight: BigInt(row.in_flight),
     paidOut: BigInt(row.paid_out),
+    notServed: BigInt(row.not_served),
   };
 }
 
