@@ -221,6 +221,7 @@ export function createReceiptGate(orm: Database, opts: ReceiptGateOptions): Rece
       const done = () => {
         clearTimeout(timer);
         set.delete(done);
+        if (!set.size && waiters.get(key) === set) waiters.delete(key);
         resolve();
       };
       const timer = setTimeout(done, waitPollMs);
