@@ -189,6 +189,8 @@ test("a holder that lost its lease (stalled past it, taken over) stores nothing:
   assert.deepEqual(await stalled.complete('base:tx:0x11', answer('late first')), { stored: false, answer: null });
   // Nor can it give the new holder's lease back or store its failure.
   await stalled.abandon('base:tx:0x11', { status: 500, headers: {}, body: Buffer.from('late failure') });
+  const [held] = (await sql.query(`select lease_holder, lease_until > now() as live, response_body from consumed_receipt where receipt_key = 'base:tx:0x11'`)).rows;
+  assert.deepEqual(held, { lease_holder: taker.holder, live: true, response_body: null });
   assert.deepEqual(await taker.complete('base:tx:0x11', answer('second')), { stored: true });
   // Once the answer exists, the late run learns it (and passes that one on).
   const late = await stalled.complete('base:tx:0x11', answer('late again'));

@@ -452,13 +452,14 @@ export function createReceiptGate(orm: Database, opts: ReceiptGateOptions): Rece
     },
 
     async abandon(key, failure) {
+      // The holder is cleared too: a heartbeat already on its way cannot renew a lease given back.
       const rows = !failure
         ? await em().execute<{ receipt_key: string }[]>(
-            `update consumed_receipt set lease_until = now() where receipt_key = ${PRIMARY_KEY} and state = 'running' and lease_holder = ? returning receipt_key`,
+            `update consumed_receipt set lease_until = now(), lease_holder = null where receipt_key = ${PRIMARY_KEY} and state = 'running' and lease_holder = ? returning receipt_key`,
             [key, key, holder],
           )
         : await em().execute<{ receipt_key: string }[]>(
-            `update consumed_receipt set lease_until = now(), response_status = ?, response_headers = ?, response_body = ?
+            `update consumed_receipt set lease_until = now(), lease_holder = null, response_status = ?, response_headers = ?, response_body = ?
               where receipt_key = ${PRIMARY_KEY} and state = 'running' and lease_holder = ? returning receipt_key`,
             [failure.status, JSON.stringify(failure.headers), failure.body, key, key, holder],
           );
