@@ -152,6 +152,11 @@ const base = () => devnet.info.chains.base;
 const pay = (amount: bigint) =>
   evmTransferUsdc({ rpcUrl: base().rpcUrl, chainId: base().chainId, usdc: base().usdc, privateKey: devnet.info.accounts[0].evmPrivateKey, to: base().payTo, amount });
 const receiptRow = async (tx: string) => (await sql.query(`select state, attempts from consumed_receipt where receipt_key = $1`, [`base:tx:${tx.toLowerCase()}`])).rows[0];
+/**
+ * The generous bound on a retry's wait after a kill: twelve default leases. The old lease
+ * (TOOL_JOB_TIMEOUT_MS + 30 s = 150 s) held the buyer past it.
+ */
+const RETRY_TIMEOUT_MS = 60_000;
 const ledgerRows = async (tx: string) => (await sql.query('select id from payment where lower(tx) = lower($1)', [tx])).rows.length;
 
 /** The instance that survives the first test and takes over in the second too. */
@@ -162,7 +167,7 @@ test('an instance killed mid-run of a long paid tool run: another instance answe
   [a, b] = await Promise.all([spawnService('a'), spawnService('b')]);
   const pdf = await makePdf(400, 'lease takeover');
   const post = (s: Service, headers: Record<string, string> = {}) =>
-    fetch(`${s.url}/v1/pdf-text`, { method: 'POST', headers: { 'content-type': 'application/pdf', ...headers }, body: new Uint8Array(pdf) });
+    fetch(`${s.url}/v1/pdf-text`, { method: 'POST', headers: { 'content-type': 'application/pdf', ...headers }, body: new Uint8Array(pdf), signal: AbortSignal.timeout(RETRY_TIMEOUT_MS) });
   const quote = await post(a);
   assert.equal(quote.status, 402);
   const amount = BigInt(((await quote.json()) as { accepts: { maxAmountRequired: string }[] }).accepts[0].maxAmountRequired);
@@ -213,7 +218,7 @@ async function sellerEndpoint(s: Service, all: Service[], suffix: string) {
 }
 
 const sellerCall = (s: Service, suffix: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(`${s.url}/v1/lease/${suffix}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  fetch(`${s.url}/v1/lease/${suffix}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(RETRY_TIMEOUT_MS) });
 
 async function verifySignature(s: Service, got: (typeof received)[number]): Promise<boolean | null> {
   const meta = (await (await fetch(`${s.url}/v1/_meta`)).json()) as { forward_signing: { keyid: string; public_key: string } };
