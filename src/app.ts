@@ -103,8 +103,9 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   const pool = createToolPool({ workers: config.tools.workers, jobTimeoutMs: config.tools.jobTimeoutMs, jobMemoryMb: config.tools.jobMemoryMb, log: log.child({ component: 'tools' }) });
   const adapters = config.chains ? createChainAdapters(config.chains, log.child({ component: 'chains' })) : null;
   const quotes = createQuoteStore(orm, log);
-  // A paid run holds its receipt this long; after it, an identical retry may run it again.
-  const gate = createReceiptGate(orm, { leaseMs: config.tools.jobTimeoutMs + 30_000, maxRuns: config.payments.maxRuns });
+  // A paid run holds its receipt with a short lease its heartbeat renews while this process
+  // lives; once the lease runs out (the process died), an identical retry may run it again.
+  const gate = createReceiptGate(orm, { leaseMs: config.payments.runLeaseMs, maxRuns: config.payments.maxRuns, log: log.child({ component: 'receipts' }) });
   let publicBaseUrl = config.publicBaseUrl;
   const paid: PaidCallDeps | null = adapters
     ? {
@@ -267,6 +268,8 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
       await quotes.close();
       await pool.close();
       await limiter?.close();
+      // Leases still held (a request cut off by the shutdown timeout) run out on their own.
+      gate.close();
       await orm.close(true);
     },
   };

@@ -66,6 +66,11 @@ export interface Config {
     pollIntervalMs: number;
     /** Run attempts one receipt buys (a failed run may be retried, up to this many in all). */
     maxRuns: number;
+    /**
+     * A paid run's lease (RUN_LEASE_SECONDS, default 5 s), renewed every third of it while the
+     * instance lives: a dead instance's run is taken over by a retry within this long.
+     */
+    runLeaseMs: number;
     /** Tolerated difference between block timestamps and this server's clock, in seconds. */
     clockSkewSeconds: number;
     /** Smallest USDC transfer (atomic) POST /v1/_facilitator/solana co-signs: it must cover the fee payer's cost several times. */
@@ -388,6 +393,7 @@ export function loadConfig(env: Env): Config {
       pollTimeoutMs: int(env, 'PAYMENT_POLL_TIMEOUT_MS', 10_000, 0, 120_000),
       pollIntervalMs: int(env, 'PAYMENT_POLL_INTERVAL_MS', 500, 50, 10_000),
       maxRuns: int(env, 'PAYMENT_MAX_RUNS', 3, 1, 100),
+      runLeaseMs: int(env, 'RUN_LEASE_SECONDS', 5, 1, 300) * 1000,
       clockSkewSeconds: int(env, 'PAYMENT_CLOCK_SKEW_SECONDS', 5, 0, 300),
       facilitatorMinAtomic: BigInt(int(env, 'FACILITATOR_MIN_ATOMIC', 10_000, 1, 1_000_000_000_000)),
     },

@@ -74,6 +74,7 @@ test('the upstream gets who paid, signed over the body digest, and none of the b
       authorization: 'Bearer pc_live_secret',
       cookie: 'a=b',
       'x-paycall-payer': '0xforged',
+      'idempotency-key': '"forged-by-the-buyer"',
       connection: 'x-hop',
       'x-hop': 'hop-by-hop',
       'x-buyer-trace': 'kept',
@@ -89,11 +90,13 @@ test('the upstream gets who paid, signed over the body digest, and none of the b
   assert.equal(got.headers['x-buyer-trace'], 'kept');
   assert.equal(got.headers['x-paycall-payer'], payment.payer);
   assert.equal(got.headers['x-paycall-tx'], payment.tx);
+  // The seller deduplicates repeated forwards of one paid call on it: the buyer cannot set it.
+  assert.equal(got.headers['idempotency-key'], `"${payment.tx}"`);
   assert.equal(got.headers['content-digest'], `sha-256=:${createHash('sha256').update(got.body).digest('base64')}:`);
   const verified = await httpbis.verifyMessage(
     {
       keyLookup: async () => ({ id: signer.keyid, algs: ['ed25519'], verify: createVerifier(createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: signer.publicKey }, format: 'jwk' }), 'ed25519') }),
-      requiredFields: ['@method', '@target-uri', 'content-digest', 'x-paycall-payer', 'x-paycall-tx', 'x-paycall-network'],
+      requiredFields: ['@method', '@target-uri', 'content-digest', 'x-paycall-payer', 'x-paycall-tx', 'x-paycall-network', 'idempotency-key'],
     },
     { method: got.method, url: `${base}${got.url}`, headers: got.headers as Record<string, string> },
   );

@@ -22,6 +22,7 @@ const forwarded = () => {
     'x-paycall-payer': '0x2d4C407BBe49438ED859fe965b140dcF1aaB71a9',
     'x-paycall-tx': '0x9f3b2c1d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b',
     'x-paycall-network': 'base',
+    'idempotency-key': '"0x9f3b2c1d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b"',
   };
   const url = 'https://api.seller.example/v2/forecast?units=metric';
   const signed: Record<string, string> = { ...headers, ...signer.sign({ method: 'POST', targetUri: url, headers }) };
@@ -36,7 +37,7 @@ const verifyWithLibrary = (message: { method: string; url: string; headers: Reco
         // What a seller does: the public key from /v1/_meta (raw base64url) as a JWK.
         return { id: 'paycall-test-1', algs: ['ed25519'], verify: createVerifier(createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: signer.publicKey }, format: 'jwk' }), 'ed25519') };
       },
-      requiredFields: ['@method', '@target-uri', 'content-digest', 'x-paycall-payer', 'x-paycall-tx', 'x-paycall-network'],
+      requiredFields: ['@method', '@target-uri', 'content-digest', 'x-paycall-payer', 'x-paycall-tx', 'x-paycall-network', 'idempotency-key'],
       requiredParams: ['created', 'keyid'],
     },
     message,
@@ -56,16 +57,19 @@ test('the signature base built by hand from RFC 9421 section 2.5 verifies with t
     `"x-paycall-payer": ${m.headers['x-paycall-payer']}`,
     `"x-paycall-tx": ${m.headers['x-paycall-tx']}`,
     `"x-paycall-network": ${m.headers['x-paycall-network']}`,
+    `"idempotency-key": ${m.headers['idempotency-key']}`,
     `"@signature-params": ${params}`,
   ].join('\n');
   const sig = Buffer.from(/^paycall=:(.+):$/.exec(m.headers.signature)![1], 'base64');
   const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: signer.publicKey }, format: 'jwk' });
   assert.equal(verify(null, Buffer.from(base), publicKey, sig), true);
-  assert.match(params, /^\("@method" "@target-uri" "content-digest" "x-paycall-payer" "x-paycall-tx" "x-paycall-network"\);created=\d+;keyid="paycall-test-1";alg="ed25519"$/);
+  assert.match(params, /^\("@method" "@target-uri" "content-digest" "x-paycall-payer" "x-paycall-tx" "x-paycall-network" "idempotency-key"\);created=\d+;keyid="paycall-test-1";alg="ed25519"$/);
 });
 
-test('a forged payer, transaction, body digest, method or target breaks the signature', async () => {
+test('a forged payer, transaction, idempotency key, body digest, method or target breaks the signature', async () => {
   for (const change of [
+    // A replayed forward passed off as a new call (or a new call as a repeat) under another key.
+    (m: ReturnType<typeof forwarded>) => (m.headers['idempotency-key'] = `"0x${'1'.repeat(64)}"`),
     (m: ReturnType<typeof forwarded>) => (m.headers['x-paycall-payer'] = '0x000000000000000000000000000000000000dEaD'),
     (m: ReturnType<typeof forwarded>) => (m.headers['x-paycall-tx'] = `0x${'0'.repeat(64)}`),
     (m: ReturnType<typeof forwarded>) => (m.headers['content-digest'] = contentDigest(createHash('sha256').update('{"q":"other"}').digest())),

@@ -54,10 +54,13 @@ test('consume writes the receipt and the ledger row together; the stored answer 
 });
 
 test('a run whose lease ran out (crashed instance) is taken over by a retry, without a second ledger row', async () => {
-  const gate = createReceiptGate(orm, { leaseMs: 200, waitPollMs: 20 });
-  const first = await gate.consume('base:tx:0x02', 'base', 'fp-b', entry('0x02'));
+  const crashed = createReceiptGate(orm, { leaseMs: 200, waitPollMs: 20 });
+  const first = await crashed.consume('base:tx:0x02', 'base', 'fp-b', entry('0x02'));
   assert.equal(first.kind, 'claimed');
-  // The "crashed" run never completes. While its lease holds, a retry waits; after it, takes over.
+  // The instance dies: its heartbeat stops and the run never completes. While its lease holds,
+  // a retry on another instance waits; after it, takes over.
+  crashed.close();
+  const gate = createReceiptGate(orm, { leaseMs: 200, waitPollMs: 20 });
   const retried = await gate.check('base:tx:0x02', 'fp-b');
   assert.equal(retried?.kind, 'claimed');
   if (retried?.kind === 'claimed') assert.equal(retried.paymentId, first.kind === 'claimed' ? first.paymentId : -1);
@@ -94,10 +97,12 @@ test('a reservation released after a failed settlement can be tried again; alias
 });
 
 test('a crashed settled run taken over through its alias is completed on the receipt it names', async () => {
+  const crashed = createReceiptGate(orm, { leaseMs: 150, waitPollMs: 20 });
+  assert.equal((await crashed.reserve('base:auth:0xb:0x2', 'base', 'fp-f')).kind, 'claimed');
+  await crashed.settle('base:auth:0xb:0x2', entry('0xsettle2'), ['base:tx:0xsettle2']);
+  // The instance crashes before answering; the retry (elsewhere) presents the settlement hash instead.
+  crashed.close();
   const gate = createReceiptGate(orm, { leaseMs: 150, waitPollMs: 20 });
-  assert.equal((await gate.reserve('base:auth:0xb:0x2', 'base', 'fp-f')).kind, 'claimed');
-  await gate.settle('base:auth:0xb:0x2', entry('0xsettle2'), ['base:tx:0xsettle2']);
-  // The run crashes before answering; the retry presents the settlement hash instead.
   const taken = await gate.check('base:tx:0xsettle2', 'fp-f');
   assert.equal(taken?.kind, 'claimed');
   if (taken?.kind === 'claimed') assert.deepEqual(taken.payment, { tx: '0xsettle2', payer: '0xpayer' });
@@ -151,4 +156,84 @@ test('a second name recorded before broadcast leads to its receipt; a release dr
   await assert.rejects(gate.check('base:tx:0xpending', 'fp-other'), (e: unknown) => e instanceof AppError && e.code === 'tx_already_consumed');
   await gate.release('base:auth:0xc:0x3');
   assert.equal(Number((await sql.query(`select count(*) from consumed_receipt where receipt_key in ('base:auth:0xc:0x3', 'base:tx:0xpending')`)).rows[0].count), 0);
+});
+
+const answer = (text: string) => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: Buffer.from(text) });
+
+test('a live run is never taken over: its heartbeat keeps a short lease alive for many lease periods', async () => {
+  // Two instances (two gates, two holder ids) on one database, a 100 ms lease.
+  const running = createReceiptGate(orm, { leaseMs: 100, waitPollMs: 10 });
+  const other = createReceiptGate(orm, { leaseMs: 100, waitPollMs: 10 });
+  assert.equal((await running.consume('base:tx:0x10', 'base', 'fp-l', entry('0x10'))).kind, 'claimed');
+  // The retry waits on the live run; the run lasts 15 lease periods, then answers.
+  const retry = other.check('base:tx:0x10', 'fp-l');
+  await new Promise((r) => setTimeout(r, 1_500));
+  assert.deepEqual(await running.complete('base:tx:0x10', answer('ran once')), { stored: true });
+  const got = await retry;
+  assert.equal(got?.kind, 'replay', 'the retry was not given the run');
+  if (got?.kind === 'replay') assert.equal(got.answer.body.toString(), 'ran once');
+  const [row] = (await sql.query(`select attempts, lease_holder from consumed_receipt where receipt_key = 'base:tx:0x10'`)).rows;
+  assert.deepEqual(row, { attempts: 1, lease_holder: running.holder });
+  running.close();
+  other.close();
+});
+
+test("a holder that lost its lease (stalled past it, taken over) stores nothing: one answer, the new holder's", async () => {
+  const stalled = createReceiptGate(orm, { leaseMs: 100, waitPollMs: 10 });
+  const taker = createReceiptGate(orm, { leaseMs: 100, waitPollMs: 10 });
+  assert.equal((await stalled.consume('base:tx:0x11', 'base', 'fp-m', entry('0x11'))).kind, 'claimed');
+  stalled.close(); // its heartbeat stops, as in a long stall of its event loop
+  const taken = await taker.check('base:tx:0x11', 'fp-m');
+  assert.equal(taken?.kind, 'claimed');
+  // The stalled run wakes up and answers first: refused, nothing stored.
+  assert.deepEqual(await stalled.complete('base:tx:0x11', answer('late first')), { stored: false, answer: null });
+  // Nor can it give the new holder's lease back or store its failure.
+  await stalled.abandon('base:tx:0x11', { status: 500, headers: {}, body: Buffer.from('late failure') });
+  const [held] = (await sql.query(`select lease_holder, lease_until > now() as live, response_body from consumed_receipt where receipt_key = 'base:tx:0x11'`)).rows;
+  assert.deepEqual(held, { lease_holder: taker.holder, live: true, response_body: null });
+  assert.deepEqual(await taker.complete('base:tx:0x11', answer('second')), { stored: true });
+  // Once the answer exists, the late run learns it (and passes that one on).
+  const late = await stalled.complete('base:tx:0x11', answer('late again'));
+  assert.equal(late.stored, false);
+  if (!late.stored) assert.equal(late.answer?.body.toString(), 'second');
+  const replay = await createReceiptGate(orm, { leaseMs: 100 }).check('base:tx:0x11', 'fp-m');
+  assert.equal(replay?.kind, 'replay');
+  if (replay?.kind === 'replay') assert.equal(replay.answer.body.toString(), 'second');
+  assert.equal((await rows('0x11')).length, 1);
+  taker.close();
+});
+
+test('a reservation taken over is neither released by its stalled first holder nor settled twice', async () => {
+  const stalled = createReceiptGate(orm, { leaseMs: 100, waitPollMs: 10 });
+  const taker = createReceiptGate(orm, { leaseMs: 100, waitPollMs: 10 });
+  assert.equal((await stalled.reserve('base:auth:0xd:0x4', 'base', 'fp-n')).kind, 'claimed');
+  stalled.close();
+  assert.equal((await taker.check('base:auth:0xd:0x4', 'fp-n'))?.kind, 'claimed');
+  // The stalled holder's settlement failed meanwhile: its release must not drop the new holder's reservation.
+  await stalled.release('base:auth:0xd:0x4');
+  assert.equal((await sql.query(`select 1 from consumed_receipt where receipt_key = 'base:auth:0xd:0x4'`)).rows.length, 1);
+  // Both settle the one transfer the chain made: one ledger row.
+  const a = await taker.settle('base:auth:0xd:0x4', entry('0xsettle4'), ['base:tx:0xsettle4']);
+  const b = await stalled.settle('base:auth:0xd:0x4', entry('0xsettle4'), ['base:tx:0xsettle4']);
+  assert.equal(a, b);
+  assert.equal((await rows('0xsettle4')).length, 1);
+  taker.close();
+});
+
+test('a request lets go only of the holds it claimed: an unexpected error ends their heartbeat, not others\'', async () => {
+  const gate = createReceiptGate(orm, { leaseMs: 100, waitPollMs: 10 });
+  const other = createReceiptGate(orm, { leaseMs: 100, waitPollMs: 10 });
+  const kept = gate.claims();
+  await kept.run(() => gate.consume('base:tx:0x12', 'base', 'fp-o', entry('0x12')));
+  const failed = gate.claims();
+  await failed.run(() => gate.consume('base:tx:0x13', 'base', 'fp-p', entry('0x13')));
+  failed.letGo();
+  // The failed request's receipt is taken over once its lease runs out; the other one is still held.
+  assert.equal((await other.check('base:tx:0x13', 'fp-p'))?.kind, 'claimed');
+  const waiting = other.check('base:tx:0x12', 'fp-o');
+  await new Promise((r) => setTimeout(r, 500));
+  await gate.complete('base:tx:0x12', answer('kept'));
+  assert.equal((await waiting)?.kind, 'replay');
+  gate.close();
+  other.close();
 });

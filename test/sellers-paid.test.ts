@@ -140,11 +140,12 @@ test('proxy mode: paid, forwarded with who paid (signed, verifiable), no buyer c
   for (const h of ['x-session-token', 'x-payment', 'authorization', 'cookie']) assert.equal(got.headers[h], undefined, `${h} must not reach the upstream`);
   assert.equal(got.headers['x-paycall-tx'], paid.transaction);
   assert.equal(got.headers['x-paycall-network'], 'base');
+  assert.equal(got.headers['idempotency-key'], `"${paid.transaction}"`);
   assert.equal(String(got.headers['x-paycall-payer']).toLowerCase(), paid.payer.toLowerCase());
   const meta = (await (await fetch(`${t.baseUrl}/v1/_meta`)).json()) as any;
   const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: meta.forward_signing.public_key }, format: 'jwk' });
   const verified = await httpbis.verifyMessage(
-    { keyLookup: async () => ({ id: meta.forward_signing.keyid, algs: ['ed25519'], verify: createVerifier(key, 'ed25519') }), requiredFields: ['@method', '@target-uri', 'content-digest', 'x-paycall-payer', 'x-paycall-tx', 'x-paycall-network'] },
+    { keyLookup: async () => ({ id: meta.forward_signing.keyid, algs: ['ed25519'], verify: createVerifier(key, 'ed25519') }), requiredFields: ['@method', '@target-uri', 'content-digest', 'x-paycall-payer', 'x-paycall-tx', 'x-paycall-network', 'idempotency-key'] },
     { method: 'POST', url: `${upstreamUrl}/echo`, headers: got.headers as Record<string, string> },
   );
   assert.equal(verified, true, 'the seller can verify the call with an RFC 9421 library');

@@ -221,6 +221,8 @@ export interface ConsumedReceipt {
   /** While an authorization is being settled: who pays and how much, counted against the payer's balance. */
   payer: string | null;
   amount: bigint | null;
+  /** The instance whose heartbeat renews the lease (a random id per process); only it stores the answer. */
+  leaseHolder: string | null;
   createdAt: Date;
   completedAt: Date | null;
 }
@@ -241,6 +243,7 @@ export const ConsumedReceiptSchema = new EntitySchema<ConsumedReceipt>({
     attempts: { type: 'integer', default: 0 },
     payer: { type: 'string', length: 64, nullable: true },
     amount: { ...amount(), nullable: true },
+    leaseHolder: { type: 'string', length: 64, nullable: true },
     createdAt: createdAt(),
     completedAt: nullableTime(),
   },

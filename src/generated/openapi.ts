@@ -105,12 +105,15 @@ export interface paths {
      *     quote). The body (any content type, up to 50 MB) is forwarded to the seller's upstream,
      *     without the buyer's credentials (`X-Payment`, `X-Session-Token`, `PAYMENT-SIGNATURE`,
      *     `Authorization`, cookies) and hop-by-hop headers. The service adds `X-Paycall-Payer`,
-     *     `X-Paycall-Tx`, `X-Paycall-Network` and `Content-Digest` (RFC 9530), and signs them with
-     *     an HTTP Message Signature (RFC 9421: `Signature-Input` / `Signature` labelled `paycall`,
-     *     Ed25519, covering `@method`, `@target-uri`, `content-digest` and the three headers, with
-     *     `created` and `keyid`); the public key is `forward_signing` of `GET /v1/_meta`, so the
-     *     seller can verify with any RFC 9421 library that the call came through the marketplace
-     *     and was paid. The answer is streamed back (without `Set-Cookie` and hop-by-hop headers);
+     *     `X-Paycall-Tx`, `X-Paycall-Network`, `Idempotency-Key` (`"<X-Paycall-Tx>"`) and
+     *     `Content-Digest` (RFC 9530), and signs them with an HTTP Message Signature (RFC 9421:
+     *     `Signature-Input` / `Signature` labelled `paycall`, Ed25519, covering `@method`,
+     *     `@target-uri`, `content-digest` and the four headers, with `created` and `keyid`); the
+     *     public key is `forward_signing` of `GET /v1/_meta`, so the seller can verify with any
+     *     RFC 9421 library that the call came through the marketplace and was paid. Forwards are
+     *     at-least-once: a call whose forwarding instance died is forwarded again on the buyer's
+     *     retry, with the same `X-Paycall-Tx` and `Idempotency-Key`, by which the seller can
+     *     deduplicate it; one answer is stored and replayed. The answer is streamed back (without `Set-Cookie` and hop-by-hop headers);
      *     answers up to 10 MB are also stored, so a retry with the same receipt replays them
      *     without calling the upstream again; a retry after a larger answer gets `409`.
      *

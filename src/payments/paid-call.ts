@@ -19,7 +19,7 @@ import { buildQuote, type PaymentQuote } from './quote.ts';
 import type { QuoteStore } from './quote-store.ts';
 import type { RailDeps, RailRequest, RailResult, Settled } from './rail.ts';
 import { decodePaymentHeader, decodeSessionToken, type Receipt } from './receipt.ts';
-import type { LedgerEntry, ReceiptGate, StoredAnswer } from './receipt-gate.ts';
+import type { ClaimScope, LedgerEntry, ReceiptGate, StoredAnswer } from './receipt-gate.ts';
 import { settleSolanaTransaction } from './solana-transaction.rail.ts';
 import { settleTxReceipt } from './tx-receipt.rail.ts';
 import { decodePaymentSignature, paymentRequiredHeader, paymentResponseHeaders } from './x402-v2.ts';
@@ -115,7 +115,17 @@ export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidR
   const buyerWallet = ctx.apiKey ? walletKey(ctx.apiKey.wallet) : null;
   const req: RailRequest = { fingerprint: p.fingerprint, amount: p.amount, ledgerFor: (network, tx, payer, amount) => ledgerFor(p, network, tx, payer, (arrived = amount), buyerWallet) };
   const verifying = performance.now();
-  const result = await settleWith(deps, req, receipt);
+  // An unexpected failure (or a refusal) while this request may hold the receipt: its lease is
+  // no longer renewed, so a retry takes it over within one lease, as after a crash.
+  const claims = deps.gate.claims();
+  let result: RailResult;
+  try {
+    result = await claims.run(() => settleWith(deps, req, receipt));
+  } catch (err) {
+    claims.letGo();
+    throw err;
+  }
+  if (!result.ok) claims.letGo();
   const outcome = !result.ok ? 'refused' : result.outcome.kind === 'replay' ? 'replay' : 'accepted';
   deps.metrics?.paymentVerification.observe({ network: receipt.network, rail: receipt.kind, outcome }, (performance.now() - verifying) / 1000);
   if (!result.ok) return refuse(deps, p, receipt.network, result);
@@ -130,7 +140,10 @@ export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidR
     return replay(result.outcome.answer);
   }
   ctx.log.info('payment accepted', { receipt: result.key, network: result.network, payer: result.payer, tx: result.tx });
-  return runOnce(deps, ctx, result, p);
+  return runOnce(deps, ctx, result, p, claims).catch((err: unknown) => {
+    claims.letGo();
+    throw err;
+  });
 }
 
 function settleWith(deps: RailDeps, req: RailRequest, receipt: Receipt): Promise<RailResult> {
@@ -184,7 +197,7 @@ const replay = (answer: StoredAnswer): HandlerResult => ({ status: answer.status
 const FINAL_5XX = new Set(['processing_timeout', 'upstream_timeout', 'upstream_5xx']);
 const isFinalFailure = (err: unknown) => err instanceof AppError && (err.status < 500 || FINAL_5XX.has(err.code));
 
-async function runOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, p: PaidRequest): Promise<HandlerResult> {
+async function runOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, p: PaidRequest, claims: ClaimScope): Promise<HandlerResult> {
   const begun = s.outcome.kind === 'claimed' && s.outcome.runCounted ? ({ kind: 'run' } as const) : await deps.gate.beginRun(s.key);
   if (begun.kind === 'replay') {
     ctx.log.warn('paid run attempts exhausted: replaying the last failure', { receipt: s.key });
@@ -203,11 +216,16 @@ async function runOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, p: P
     throw err;
   }
   const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...(result.headers ?? {}), ...paymentResponse };
-  if (result.body instanceof Readable) return streamOnce(deps, ctx, s, { status: result.status, headers, body: result.body });
+  if (result.body instanceof Readable) return streamOnce(deps, ctx, s, { status: result.status, headers, body: result.body }, claims);
   const body = Buffer.isBuffer(result.body) ? result.body : typeof result.body === 'string' ? Buffer.from(result.body) : Buffer.from(JSON.stringify(result.body ?? null));
   const answer: StoredAnswer = { status: result.status, headers, body };
   if (result.status >= 500) await deps.gate.abandon(s.key, answer);
-  else await deps.gate.complete(s.key, answer);
+  else {
+    const done = await deps.gate.complete(s.key, answer);
+    // This run lost its lease (it stalled past it) and the run that took over has answered
+    // already: the buyer gets that one answer, the same every replay gives.
+    if (!done.stored && done.answer) return replay(done.answer);
+  }
   return { status: answer.status, headers: answer.headers, body: answer.body };
 }
 
@@ -217,7 +235,7 @@ async function runOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, p: P
  * again. One larger than `maxStoredAnswerBytes` is streamed once: a retry gets 409 saying so
  * (the call ran and was answered; the service keeps no copy of large answers).
  */
-function streamOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, answer: { status: number; headers: Record<string, string>; body: Readable }): HandlerResult {
+function streamOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, answer: { status: number; headers: Record<string, string>; body: Readable }, claims: ClaimScope): HandlerResult {
   const { stream, stored } = teeAnswer(answer.body, deps.maxStoredAnswerBytes ?? 10 * 1024 * 1024);
   void stored.then(async (copy) => {
     const final: StoredAnswer = copy
@@ -229,7 +247,10 @@ function streamOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, answer:
         };
     if (answer.status >= 500 && copy) await deps.gate.abandon(s.key, final);
     else await deps.gate.complete(s.key, final);
-  }).catch((err: unknown) => ctx.log.error('storing a streamed answer failed', { err, receipt: s.key }));
+  }).catch((err: unknown) => {
+    claims.letGo();
+    ctx.log.error('storing a streamed answer failed', { err, receipt: s.key });
+  });
   return { status: answer.status, headers: answer.headers, body: stream };
 }
 

@@ -7,12 +7,22 @@
  *  - a different request with the same receipt gets 409 tx_already_consumed;
  *  - a run whose lease ran out (the instance crashed) can be taken over by a retry;
  *  - one receipt buys at most `maxRuns` run attempts: after them the last failure is final.
+ *
+ * Leases are short (RUN_LEASE_SECONDS, default 5 s) and renewed by a heartbeat while this
+ * instance holds the receipt (settling it, running the call, streaming its answer), so a dead
+ * instance's work is taken over within one lease, while a live run of any length is not. Each
+ * row names its holder (a random id per gate, i.e. per process): only the holder renews, stores
+ * the answer, gives the lease back or releases, so a holder that stalled past its lease and was
+ * taken over cannot overwrite the answer of the run that replaced it (one answer is stored).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Database } from '../db/orm.ts';
 import type { Payment } from '../db/entities.ts';
 import { AppError } from '../http/app-error.ts';
 import { createLru } from '../lib/lru.ts';
+import type { Logger } from '../log.ts';
 
 /** What a payment row records; fee and net are derived from amount and take rate. */
 export type LedgerEntry = Pick<Payment, 'network' | 'tx' | 'payer' | 'amount' | 'quotedAmount' | 'endpointPath' | 'sellerId' | 'endpointId' | 'takeBps'> & Partial<Pick<Payment, 'buyerWallet'>>;
@@ -60,8 +70,12 @@ export interface ReceiptGate {
   release(key: string): Promise<void>;
   /** Settlement done: ledger row for a reserved receipt, plus the keys it is also known by. */
   settle(key: string, ledger: LedgerEntry, aliases: string[]): Promise<number>;
-  /** The final answer (a result, a final failure, or a final refusal): every retry replays it. */
-  complete(key: string, answer: StoredAnswer): Promise<void>;
+  /**
+   * The final answer (a result, a final failure, or a final refusal): every retry replays it.
+   * Stored only while this instance holds the receipt and nothing is stored yet; otherwise the
+   * answer another run stored (if any) is returned, so the caller can pass that one on instead.
+   */
+  complete(key: string, answer: StoredAnswer): Promise<{ stored: true } | { stored: false; answer: StoredAnswer | null }>;
   /**
    * Before a paid run starts: counts the attempt. After `maxRuns` attempts the last stored
    * failure becomes the final answer and is replayed instead of running again.
@@ -73,6 +87,41 @@ export interface ReceiptGate {
    * settlement that is still unconfirmed (no failure).
    */
   abandon(key: string, failure?: StoredAnswer): Promise<void>;
+  /**
+   * The receipts one request claims inside `run` (through any rail): `letGo` stops renewing
+   * those it still holds, without touching their rows, for a request that ends in an unexpected
+   * error or a refusal. Their leases then run out as if this instance had died.
+   */
+  claims(): ClaimScope;
+  /** This instance's holder id (lease_holder of the rows it holds). */
+  readonly holder: string;
+  /** Stops the heartbeat (shutdown); held leases then run out on their own. */
+  close(): void;
+}
+
+export interface ClaimScope {
+  run<T>(fn: () => Promise<T>): Promise<T>;
+  letGo(): void;
+}
+
+/** The claim scope of the request being served (AsyncLocalStorage: the rails need not pass it on). */
+const claimScope = new AsyncLocalStorage<Set<string>>();
+
+export interface ReceiptGateOptions {
+  /** How long a lease lasts without a heartbeat: the time a dead instance's work waits to be taken over. */
+  leaseMs: number;
+  /** Heartbeat period (default leaseMs / 3: two beats may be missed before the lease runs out). */
+  heartbeatMs?: number;
+  /**
+   * A receipt is renewed at most this long (default 1 hour): a hold that some unexpected path
+   * never ended is not kept alive forever by a live process.
+   */
+  maxHoldMs?: number;
+  maxRuns?: number;
+  /** A waiting retry looks at the row this often (another instance's answer); this instance's own answers wake it at once. */
+  waitPollMs?: number;
+  cacheSize?: number;
+  log?: Logger;
 }
 
 /** A key presented may be an alias (a settlement tx hash): runs are recorded on the receipt it names. */
@@ -99,10 +148,85 @@ const exhaustedAnswer = (maxRuns: number): StoredAnswer => ({
   body: Buffer.from(JSON.stringify({ error: 'internal_error', message: `The paid call failed on each of its ${maxRuns} attempts; this payment buys no further attempt.` })),
 });
 
-export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRuns?: number; waitPollMs?: number; cacheSize?: number }): ReceiptGate {
+export function createReceiptGate(orm: Database, opts: ReceiptGateOptions): ReceiptGate {
   const waitPollMs = opts.waitPollMs ?? 100;
   const maxRuns = opts.maxRuns ?? 3;
+  const heartbeatMs = opts.heartbeatMs ?? Math.max(10, Math.floor(opts.leaseMs / 3));
+  const maxHoldMs = opts.maxHoldMs ?? 3_600_000;
+  const holder = randomUUID();
   const em = () => orm.em.fork() as unknown as SqlEntityManager;
+
+  // Receipts this instance holds (primary key -> when the hold began and the key it was
+  // claimed by, which may be an alias), renewed by one timer with one statement per beat; the
+  // timer runs only while something is held.
+  const held = new Map<string, { since: number; via: string; owner: Set<string> | undefined }>();
+  let beat: NodeJS.Timeout | null = null;
+  let closed = false;
+  const renew = async () => {
+    const now = Date.now();
+    for (const [key, { since }] of held) {
+      if (now - since > maxHoldMs) {
+        held.delete(key);
+        opts.log?.warn('receipt held past its limit: no longer renewed', { receipt: key });
+      }
+    }
+    if (!held.size) return;
+    const keys = [...held.keys()];
+    const rows = await em().execute<{ receipt_key: string }[]>(
+      `update consumed_receipt set lease_until = now() + (? * interval '1 millisecond')
+        where receipt_key in (select jsonb_array_elements_text(?::jsonb)) and state = 'running' and lease_holder = ?
+        returning receipt_key`,
+      [opts.leaseMs, JSON.stringify(keys), holder],
+    );
+    const renewed = new Set(rows.map((r) => r.receipt_key));
+    for (const key of keys) {
+      if (renewed.has(key) || !held.has(key)) continue;
+      // Answered meanwhile (the hold ends with it) or taken over after a stall past the lease.
+      held.delete(key);
+      opts.log?.warn('receipt lease lost: not renewed any more', { receipt: key });
+    }
+  };
+  const hold = (key: string, via = key) => {
+    if (closed) return;
+    const owner = claimScope.getStore();
+    owner?.add(key);
+    held.set(key, { since: Date.now(), via, owner });
+    if (beat) return;
+    beat = setInterval(() => {
+      if (!held.size) {
+        clearInterval(beat!);
+        beat = null;
+        return;
+      }
+      renew().catch((err: unknown) => opts.log?.error('receipt lease heartbeat failed', { err }));
+    }, heartbeatMs);
+    // A held lease never keeps the process alive: shutdown waits for requests, not for timers.
+    beat.unref();
+  };
+  const unhold = (key: string) => {
+    held.delete(key);
+    for (const [primary, h] of held) if (h.via === key) held.delete(primary);
+  };
+
+  // Retries waiting in this process for a receipt's answer: woken as soon as it is stored here.
+  const waiters = new Map<string, Set<() => void>>();
+  const wake = (key: string) => {
+    for (const w of waiters.get(key) ?? []) w();
+    waiters.delete(key);
+  };
+  const waitFor = (key: string) =>
+    new Promise<void>((resolve) => {
+      const set = waiters.get(key) ?? new Set();
+      waiters.set(key, set);
+      const done = () => {
+        clearTimeout(timer);
+        set.delete(done);
+        if (!set.size && waiters.get(key) === set) waiters.delete(key);
+        resolve();
+      };
+      const timer = setTimeout(done, waitPollMs);
+      set.add(done);
+    });
   // A finished answer never changes, so replays of recent receipts skip the database.
   // Only answers this instance stored or read are here; others are found in the database.
   const finished = createLru<string, { fingerprint: string; answer: StoredAnswer }>(opts.cacheSize ?? 1000);
@@ -130,13 +254,14 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRun
     return rows[0] ?? null;
   };
 
-  const takeOver = async (key: string): Promise<ReceiptRow | null> => {
+  const takeOver = async (key: string, via: string): Promise<ReceiptRow | null> => {
     const rows = await em().execute<ReceiptRow[]>(
-      `update consumed_receipt r set lease_until = now() + (? * interval '1 millisecond')
+      `update consumed_receipt r set lease_until = now() + (? * interval '1 millisecond'), lease_holder = ?
         where receipt_key = ? and state = 'running' and lease_until <= now()
         returning ${ROW}, true as lease_active`,
-      [opts.leaseMs, key],
+      [opts.leaseMs, holder, key],
     );
+    if (rows[0]) hold(rows[0].receipt_key, via);
     return rows[0] ?? null;
   };
 
@@ -163,13 +288,13 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRun
         return { kind: 'replay', answer };
       }
       if (!row.lease_active) {
-        const taken = await takeOver(row.receipt_key);
+        const taken = await takeOver(row.receipt_key, key);
         if (!taken) continue;
         if (taken.payment_id == null) return { kind: 'claimed', paymentId: null };
         const [payment] = await em().execute<{ tx: string; payer: string }[]>('select tx, payer from payment where id = ?', [taken.payment_id]);
         return { kind: 'claimed', paymentId: Number(taken.payment_id), payment };
       }
-      await new Promise((r) => setTimeout(r, waitPollMs));
+      await waitFor(row.receipt_key);
     }
   };
 
@@ -195,28 +320,29 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRun
     }
   };
 
-  const insertReceipt = (tx: SqlEntityManager, key: string, network: string, fingerprint: string, hold?: BalanceHold) =>
+  const insertReceipt = (tx: SqlEntityManager, key: string, network: string, fingerprint: string, balanceHold?: BalanceHold) =>
     tx.execute<{ receipt_key: string }[]>(
-      `insert into consumed_receipt (receipt_key, network, fingerprint, state, lease_until, payer, amount)
-       values (?, ?, ?, 'running', now() + (? * interval '1 millisecond'), ?, ?) on conflict do nothing returning receipt_key`,
-      [key, network, fingerprint, opts.leaseMs, hold?.payer.toLowerCase() ?? null, hold?.amount.toString() ?? null],
+      `insert into consumed_receipt (receipt_key, network, fingerprint, state, lease_until, lease_holder, payer, amount)
+       values (?, ?, ?, 'running', now() + (? * interval '1 millisecond'), ?, ?, ?) on conflict do nothing returning receipt_key`,
+      [key, network, fingerprint, opts.leaseMs, holder, balanceHold?.payer.toLowerCase() ?? null, balanceHold?.amount.toString() ?? null],
     );
 
   /** Reserves under a payer-wide lock: the sum of live holds (this one included) must fit in the balance. */
-  const reserveWithHold = (key: string, network: string, fingerprint: string, hold: BalanceHold) =>
+  const reserveWithHold = (key: string, network: string, fingerprint: string, balanceHold: BalanceHold) =>
     em().transactional(async (tx) => {
-      const payer = hold.payer.toLowerCase();
+      const payer = balanceHold.payer.toLowerCase();
       await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`hold:${network}:${payer}`]);
       const [{ held }] = await tx.execute<{ held: string }[]>(
         `select coalesce(sum(amount), 0)::text as held from consumed_receipt
           where payer = ? and network = ? and state = 'running' and payment_id is null and lease_until > now() and receipt_key <> ?`,
         [payer, network, key],
       );
-      if (BigInt(held) + hold.amount > hold.balance) return { over: BigInt(held) };
-      return { inserted: (await insertReceipt(tx, key, network, fingerprint, hold)).length > 0 };
+      if (BigInt(held) + balanceHold.amount > balanceHold.balance) return { over: BigInt(held) };
+      return { inserted: (await insertReceipt(tx, key, network, fingerprint, balanceHold)).length > 0 };
     });
 
   return {
+    holder,
     check: resolveExisting,
 
     async consume(key, network, fingerprint, ledger) {
@@ -226,27 +352,36 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRun
       // leaves no receipt row either). The run that follows at once is counted here too.
       const rows = await em().execute<{ id: string }[]>(
         `with r as (
-           insert into consumed_receipt (receipt_key, network, fingerprint, state, lease_until, payment_id, attempts)
-           values (?, ?, ?, 'running', now() + (? * interval '1 millisecond'), nextval(pg_get_serial_sequence('payment', 'id')), 1)
+           insert into consumed_receipt (receipt_key, network, fingerprint, state, lease_until, lease_holder, payment_id, attempts)
+           values (?, ?, ?, 'running', now() + (? * interval '1 millisecond'), ?, nextval(pg_get_serial_sequence('payment', 'id')), 1)
            on conflict do nothing returning payment_id)
          insert into payment (id, ${LEDGER_COLUMNS})
          select r.payment_id, ${LEDGER_COLUMNS.split(',').map(() => '?').join(', ')} from r returning id`,
-        [key, network, fingerprint, opts.leaseMs, ...ledgerValues(ledger)],
+        [key, network, fingerprint, opts.leaseMs, holder, ...ledgerValues(ledger)],
       );
-      if (rows.length) return { kind: 'claimed', paymentId: Number(rows[0].id), runCounted: true };
+      if (rows.length) {
+        hold(key);
+        return { kind: 'claimed', paymentId: Number(rows[0].id), runCounted: true };
+      }
       return (await resolveExisting(key, fingerprint)) ?? (await this.consume(key, network, fingerprint, ledger));
     },
 
     async reserve(key, network, fingerprint) {
-      if ((await insertReceipt(em(), key, network, fingerprint)).length) return { kind: 'claimed', paymentId: null };
+      if ((await insertReceipt(em(), key, network, fingerprint)).length) {
+        hold(key);
+        return { kind: 'claimed', paymentId: null };
+      }
       return (await resolveExisting(key, fingerprint)) ?? (await this.reserve(key, network, fingerprint));
     },
 
-    async reserveWithin(key, network, fingerprint, hold) {
-      const r = await reserveWithHold(key, network, fingerprint, hold);
+    async reserveWithin(key, network, fingerprint, balanceHold) {
+      const r = await reserveWithHold(key, network, fingerprint, balanceHold);
       if ('over' in r) return { kind: 'over_balance', inFlight: r.over ?? 0n };
-      if (r.inserted) return { kind: 'claimed', paymentId: null };
-      return (await resolveExisting(key, fingerprint)) ?? (await this.reserveWithin(key, network, fingerprint, hold));
+      if (r.inserted) {
+        hold(key);
+        return { kind: 'claimed', paymentId: null };
+      }
+      return (await resolveExisting(key, fingerprint)) ?? (await this.reserveWithin(key, network, fingerprint, balanceHold));
     },
 
     async alias(key, aliasKey) {
@@ -254,13 +389,19 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRun
     },
 
     async release(key) {
-      await em().execute(`delete from consumed_receipt where alias_of = ? and state = 'alias'`, [key]);
-      await em().execute(`delete from consumed_receipt where receipt_key = ? and state = 'running' and payment_id is null`, [key]);
+      unhold(key);
+      // Only the holder's reservation: one taken over meanwhile is being settled by its new holder.
+      const gone = await em().execute(`delete from consumed_receipt where receipt_key = ? and state = 'running' and payment_id is null and lease_holder = ? returning receipt_key`, [key, holder]);
+      if (gone.length) await em().execute(`delete from consumed_receipt where alias_of = ? and state = 'alias'`, [key]);
+      wake(key);
     },
 
     async settle(key, ledger, aliases) {
       return em().transactional(async (tx) => {
-        await tx.execute('select 1 from consumed_receipt where receipt_key = ? for update', [key]);
+        const [row] = await tx.execute<{ payment_id: string | null }[]>('select payment_id from consumed_receipt where receipt_key = ? for update', [key]);
+        // Settled already by a holder that took this reservation over (after this one stalled
+        // past its lease): the chain moved the money once, so the ledger gets one row.
+        if (row?.payment_id != null) return Number(row.payment_id);
         await insertAliases(tx, key, aliases);
         const id = await insertLedger(tx, ledger);
         await tx.execute('update consumed_receipt set payment_id = ?, payer = null, amount = null where receipt_key = ?', [id, key]);
@@ -269,12 +410,27 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRun
     },
 
     async complete(key, answer) {
-      const rows = await em().execute<{ fingerprint: string }[]>(
+      // The first answer of the current holder is the one answer: a run that lost its lease (or
+      // a second completion) stores nothing and learns what was stored instead.
+      const rows = await em().execute<{ receipt_key: string; fingerprint: string }[]>(
         `update consumed_receipt set state = 'done', response_status = ?, response_headers = ?, response_body = ?, completed_at = now(), payer = null, amount = null
-          where receipt_key = ${PRIMARY_KEY} returning fingerprint`,
-        [answer.status, JSON.stringify(answer.headers), answer.body, key, key],
+          where receipt_key = ${PRIMARY_KEY} and state = 'running' and lease_holder = ? returning receipt_key, fingerprint`,
+        [answer.status, JSON.stringify(answer.headers), answer.body, key, key, holder],
       );
-      if (rows[0]) finished.set(key, { fingerprint: rows[0].fingerprint, answer });
+      const primary = rows[0]?.receipt_key ?? key;
+      unhold(key);
+      unhold(primary);
+      if (rows[0]) {
+        finished.set(key, { fingerprint: rows[0].fingerprint, answer });
+        wake(primary);
+        return { stored: true };
+      }
+      const row = await load(key);
+      opts.log?.warn('answer not stored: this instance no longer holds the receipt', { receipt: key, state: row?.state });
+      if (row?.state !== 'done') return { stored: false, answer: null };
+      const existing = toAnswer(row);
+      finished.set(key, { fingerprint: row.fingerprint, answer: existing });
+      return { stored: false, answer: existing };
     },
 
     async beginRun(key) {
@@ -283,6 +439,7 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRun
         [key, key, maxRuns],
       );
       if (started.length) return { kind: 'run' };
+      unhold(key);
       // Every attempt is spent: the last failure (or, when each run crashed, a generic one) is final.
       const fallback = exhaustedAnswer(maxRuns);
       const [row] = await em().execute<Pick<ReceiptRow, 'response_status' | 'response_headers' | 'response_body'>[]>(
@@ -295,15 +452,43 @@ export function createReceiptGate(orm: Database, opts: { leaseMs: number; maxRun
     },
 
     async abandon(key, failure) {
-      if (!failure) {
-        await em().execute(`update consumed_receipt set lease_until = now() where receipt_key = ${PRIMARY_KEY} and state = 'running'`, [key, key]);
-        return;
+      // The holder is cleared too: a heartbeat already on its way cannot renew a lease given back.
+      const rows = !failure
+        ? await em().execute<{ receipt_key: string }[]>(
+            `update consumed_receipt set lease_until = now(), lease_holder = null where receipt_key = ${PRIMARY_KEY} and state = 'running' and lease_holder = ? returning receipt_key`,
+            [key, key, holder],
+          )
+        : await em().execute<{ receipt_key: string }[]>(
+            `update consumed_receipt set lease_until = now(), lease_holder = null, response_status = ?, response_headers = ?, response_body = ?
+              where receipt_key = ${PRIMARY_KEY} and state = 'running' and lease_holder = ? returning receipt_key`,
+            [failure.status, JSON.stringify(failure.headers), failure.body, key, key, holder],
+          );
+      unhold(key);
+      if (rows[0]) {
+        unhold(rows[0].receipt_key);
+        // A retry waiting here may take the run over now.
+        wake(rows[0].receipt_key);
       }
-      await em().execute(
-        `update consumed_receipt set lease_until = now(), response_status = ?, response_headers = ?, response_body = ?
-          where receipt_key = ${PRIMARY_KEY} and state = 'running'`,
-        [failure.status, JSON.stringify(failure.headers), failure.body, key, key],
-      );
+    },
+
+    claims() {
+      const mine = new Set<string>();
+      return {
+        run: (fn) => claimScope.run(mine, fn),
+        letGo() {
+          // Only holds this request still owns: the same receipt claimed since by another
+          // request of this process keeps its heartbeat.
+          for (const key of mine) if (held.get(key)?.owner === mine) held.delete(key);
+          mine.clear();
+        },
+      };
+    },
+
+    close() {
+      closed = true;
+      held.clear();
+      if (beat) clearInterval(beat);
+      beat = null;
     },
   };
 }

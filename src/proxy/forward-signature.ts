@@ -1,8 +1,10 @@
 /**
  * Signatures on forwarded calls: the seller can check, with any RFC 9421 (HTTP Message
  * Signatures) library, that a call came through the marketplace and was paid. The service
- * signs with Ed25519 over the method, the target URI, the body's Content-Digest (RFC 9530)
- * and the X-Paycall-* headers naming who paid with which transaction, plus a creation time.
+ * signs with Ed25519 over the method, the target URI, the body's Content-Digest (RFC 9530),
+ * the X-Paycall-* headers naming who paid with which transaction and the Idempotency-Key
+ * (the same transaction: forwards are at-least-once, and a repeated forward of one paid call
+ * carries the same signed key), plus a creation time.
  * The public key and key id are published in /v1/_meta.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
@@ -10,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname } from 'node:path';
 
 /** The components covered, in this order (RFC 9421 section 2). */
-export const SIGNED_COMPONENTS = ['@method', '@target-uri', 'content-digest', 'x-paycall-payer', 'x-paycall-tx', 'x-paycall-network'] as const;
+export const SIGNED_COMPONENTS = ['@method', '@target-uri', 'content-digest', 'x-paycall-payer', 'x-paycall-tx', 'x-paycall-network', 'idempotency-key'] as const;
 export const SIGNATURE_LABEL = 'paycall';
 
 export interface ForwardSigner {

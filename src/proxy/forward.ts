@@ -6,7 +6,8 @@
  *  - paywall mode: one forward; whatever the upstream answers is passed back as it is.
  * The buyer's credentials never travel: X-Payment, X-Session-Token, PAYMENT-SIGNATURE,
  * Authorization and cookies are dropped, as are hop-by-hop headers; the service adds who paid
- * (X-Paycall-*) and signs them with the body's digest (RFC 9421, forward-signature.ts).
+ * (X-Paycall-*, and Idempotency-Key = the paid transaction) and signs them with the body's
+ * digest (RFC 9421, forward-signature.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -66,6 +67,10 @@ export function forwardedHeaders(input: ForwardInput, signer: ForwardSigner): Re
   out['x-paycall-payer'] = input.payment.payer;
   out['x-paycall-tx'] = input.payment.tx;
   out['x-paycall-network'] = input.payment.network;
+  // The paid call's identity for the seller's deduplication (forwards are at-least-once: a run
+  // taken over after a crash forwards again). A structured-field string, as the IETF
+  // Idempotency-Key draft defines it; any Idempotency-Key the buyer sent is replaced.
+  out['idempotency-key'] = `"${input.payment.tx}"`;
   return { ...out, ...signer.sign({ method: input.method, targetUri: input.upstreamUrl, headers: out }) };
 }
 
