@@ -65,6 +65,9 @@ export function hostileUpload(plan: UploadPlan): Promise<UploadResult> {
     });
     req.on('error', () => setImmediate(finish));
     req.on('close', () => setImmediate(() => (status === null ? finish() : undefined)));
+    // The request line and headers go out at once: a client that aborts before its first
+    // chunk has still started a request the service must deal with.
+    req.flushHeaders();
     const write = (buf: Buffer) => new Promise<boolean>((ok) => (req.destroyed ? ok(false) : req.write(buf, (err) => ok(!err))));
     void (async () => {
       if (plan.prefix && !(await write(plan.prefix))) return;
