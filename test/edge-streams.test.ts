@@ -280,14 +280,15 @@ type Ending = { kind: 'complete' } | { kind: 'abort'; at: number } | { kind: 'ov
 
 test('property: random chunk sizes, pauses, aborts and overflows into seller-call and built-in uploads never end the process or leave a file', async () => {
   const ending: fc.Arbitrary<Ending> = fc.oneof(
-    { weight: 2, arbitrary: fc.constant({ kind: 'complete' as const }) },
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant('abort' as const), at: fc.nat() }) },
-    { weight: 1, arbitrary: fc.constant({ kind: 'overflow' as const }) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'complete' as const }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('abort' as const), at: fc.nat() }) },
+    { weight: 2, arbitrary: fc.constant({ kind: 'overflow' as const }) },
   );
+  // Seller calls half the time: theirs is the body that spills to a file (past 256 KB).
   const plans = fc.record({
-    target: fc.constantFrom('seller', 'raw', 'multipart'),
+    target: fc.oneof({ weight: 2, arbitrary: fc.constant('seller') }, { weight: 1, arbitrary: fc.constant('raw') }, { weight: 1, arbitrary: fc.constant('multipart') }),
     framing: fc.constantFrom('chunked', 'length'),
-    chunks: fc.array(fc.integer({ min: 1, max: 256 * 1024 }), { minLength: 1, maxLength: 24 }),
+    chunks: fc.array(fc.integer({ min: 1, max: MB }), { minLength: 1, maxLength: 24 }),
     delays: fc.array(fc.integer({ min: 0, max: 15 }), { maxLength: 24 }),
     ending,
   });
