@@ -52,12 +52,18 @@ const stop = async (reason: string, exitCode: number) => {
   }
 };
 
-// Registered before start-up, so a signal during it also stops cleanly.
+// Registered before start-up, so a signal during it also stops cleanly. A repeated signal is
+// ignored, not a forced exit: Ctrl-C under `npm start` reaches this process twice (from the
+// terminal and forwarded by npm). package.json's start script execs node, so npm's signal
+// lands here rather than in a shell that would drop it.
 process.on('SIGTERM', () => void stop('SIGTERM', 0));
 process.on('SIGINT', () => void stop('SIGINT', 0));
 
 process.on('uncaughtException', (err, origin) => {
-  log.error('uncaught exception', { err, origin });
+  // The last resort, never the fix: every stream and listener the service creates handles its
+  // own failures (docs/decisions.md, "Streams and signals"), so reaching this is a bug. The
+  // line carries `alert` for log-based alerting: the counter below dies with the process.
+  log.error('uncaught exception', { err, origin, alert: 'paycall_process_exit' });
   app?.metrics.processErrors.inc({ kind: 'uncaught_exception' });
   // The throw unwound an unknown synchronous stack: state may be half-updated, so no new
   // work is taken. In-flight requests finish and the database closes cleanly.

@@ -169,6 +169,7 @@ test('an uncaught exception is logged with its stack, in-flight requests finish,
     const lines = svc.output().split('\n').filter(Boolean).map((l) => JSON.parse(l));
     const fault = lines.find((l) => l.msg === 'uncaught exception');
     assert.match(fault.err.stack, /test fault: an exception nobody catches\n\s+at /);
+    assert.equal(fault.alert, 'paycall_process_exit', 'the last resort raises an alert');
     assert.ok(lines.some((l) => l.msg === 'stopped'));
   } finally {
     svc.child.kill('SIGKILL');

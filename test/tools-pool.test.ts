@@ -150,6 +150,19 @@ describe('tool pool with a worker that crashes', () => {
       await pool.close();
     }
   });
+
+  it('a message the pool cannot handle fails its job with 500 and replaces the worker; it never escapes to the process', async () => {
+    const { log, lines } = memoryLogger();
+    const pool = createToolPool({ workers: 1, jobTimeoutMs: 60_000, jobMemoryMb: 256, log, workerUrl: new URL('./fixtures/crashing-tool-worker.mjs', import.meta.url) });
+    try {
+      await assert.rejects(pool.run('pdf-text', Buffer.from('GARBL please')), isAppError('internal_error', 500));
+      assert.ok(lines.some((l) => l.msg === 'a tool worker message could not be handled'));
+      assert.equal((await pool.run('pdf-text', await onePagePdf('still here'))).text, 'still here');
+      assert.equal(pool.stats().workers, 1);
+    } finally {
+      await pool.close();
+    }
+  });
 });
 
 /**

@@ -3,6 +3,7 @@
  * the 4 KB seller limit must answer 413 without buffering a 50 MB upload first.
  */
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import { AppError, type ErrorIssue } from './app-error.ts';
 import { checkText } from './contract.ts';
 
@@ -13,22 +14,97 @@ export function tooLarge(limit: number): AppError {
   });
 }
 
+/** The client went away before its body was complete (a reset, a dropped connection). */
+const bodyCut = (detail?: string) =>
+  new AppError('invalid_input', 400, `The client closed the connection before the request body was complete${detail ? ` (${detail})` : ''}.`);
+
+/**
+ * Reads a body chunk by chunk, handing each to `take` and, when `take` returns a promise (a
+ * spool file write), waiting for it before reading on: backpressure, and never two writes at
+ * once. Resolves at the body's end. Rejects on the first of: `take` throws (a limit), the
+ * stream fails, or it closes before its end (the client went away, Node's request timeout),
+ * and only once a `take` in progress has finished, so the caller's clean-up never races its
+ * own write. Every event of the stream is listened to until then, so nothing it emits can be
+ * unheard. The stream is never destroyed here: on a refusal it is detached and paused, and
+ * the server still answers (a 413 says `connection: close`; server.ts cuts the connection
+ * once the answer is out).
+ */
+export function readChunks(source: Readable, take: (chunk: Buffer) => void | Promise<void>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let busy = false;
+    let ended = false;
+    let failure: unknown = null;
+    let settled = false;
+    const settle = () => {
+      if (settled || busy) return;
+      if (failure === null && !ended) return;
+      settled = true;
+      source.off('data', onData);
+      source.off('end', onEnd);
+      source.off('close', onClose);
+      // The 'error' listener stays: a later error of this stream must not become an uncaught one.
+      if (failure === null) resolve();
+      else {
+        source.unpipe();
+        source.pause();
+        reject(failure);
+      }
+    };
+    const fail = (error: unknown) => {
+      failure ??= error;
+      settle();
+    };
+    const onData = (chunk: Buffer) => {
+      if (failure !== null) return;
+      let pending: void | Promise<void>;
+      try {
+        pending = take(chunk);
+      } catch (error) {
+        return fail(error);
+      }
+      if (!pending) return;
+      busy = true;
+      source.pause();
+      pending.then(
+        () => {
+          busy = false;
+          if (failure === null && !ended) source.resume();
+          settle();
+        },
+        (error: unknown) => {
+          busy = false;
+          fail(error);
+        },
+      );
+    };
+    const onEnd = () => {
+      ended = true;
+      settle();
+    };
+    const onError = (error: Error) => fail(bodyCut(error.message));
+    const onClose = () => {
+      if (!ended) fail(bodyCut());
+    };
+    source.on('error', onError);
+    if (source.readableEnded) return onEnd();
+    // Destroyed before we got to it (the client left while a wrapper awaited something).
+    if (source.destroyed) return fail(bodyCut());
+    source.on('data', onData);
+    source.on('end', onEnd);
+    source.on('close', onClose);
+  });
+}
+
 export async function readBodyLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) throw tooLarge(limit);
-      chunks.push(chunk);
-    }
-  } catch (e) {
-    if (e instanceof AppError) throw e;
-    // The client went away mid-body (ECONNRESET "aborted"): its failure, not a 500 of ours.
-    throw new AppError('invalid_input', 400, `The request body could not be read to its end: ${(e as Error).message}.`);
-  }
+  await readChunks(req, (chunk) => {
+    size += chunk.length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
+  });
   return Buffer.concat(chunks, size);
 }
 

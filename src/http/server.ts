@@ -81,7 +81,14 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       // A streamed answer (a proxied upstream): no length known; a failure midway cuts the
       // connection, which is how HTTP tells a client the body is incomplete.
       if (draining) headers.connection = 'close';
-      res.writeHead(result.status, headers);
+      try {
+        res.writeHead(result.status, headers);
+      } catch (err) {
+        // A header Node refuses: the error answer goes out instead, and the stream that will
+        // never be read is let go (it would hold its upstream until the body timeout).
+        result.body.destroy();
+        throw err;
+      }
       if (headOnly) {
         result.body.destroy();
         res.end();

@@ -4,16 +4,21 @@
  * upload must never sit in memory whole. So a body stays in memory only while it is small
  * (most API calls: a few KB of JSON) and spills to a temporary file past `spillBytes`. The
  * limit is enforced while the bytes arrive (413 as soon as it is passed, the rest is not read).
+ *
+ * Every way a body can end badly (over the limit, the client gone halfway, a slow drip cut by
+ * the server's request timeout, the disk failing) ends here, not in the process: the file is
+ * written through a FileHandle, one awaited write at a time (readChunks waits for it before
+ * reading on or giving up), so there is no write stream whose 'error' could go unheard, no
+ * write still in flight when the file is removed, and the file is closed and removed before
+ * spoolBody rejects.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { AppError } from '../http/app-error.ts';
-import { tooLarge } from '../http/read-body.ts';
+import { Readable } from 'node:stream';
+import { readChunks, tooLarge } from '../http/read-body.ts';
 
 export interface SpooledBody {
   size: number;
@@ -25,6 +30,13 @@ export interface SpooledBody {
 }
 
 const DEFAULT_SPILL_BYTES = 256 * 1024;
+/** Spill directories are named so; an operator (or a test) can tell them apart in TMPDIR. */
+export const SPOOL_PREFIX = 'paycall-body-';
+
+/** A write to a regular file may in principle be partial: write until all of it is out. */
+async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
+  for (let offset = 0; offset < chunk.length; ) offset += (await handle.write(chunk, offset)).bytesWritten;
+}
 
 export async function spoolBody(source: Readable, maxBytes: number, opts: { spillBytes?: number; dir?: string } = {}): Promise<SpooledBody> {
   // A declared length over the limit is refused before a byte is read.
@@ -34,52 +46,61 @@ export async function spoolBody(source: Readable, maxBytes: number, opts: { spil
   const hash = createHash('sha256');
   let size = 0;
   let memory: Buffer[] | null = [];
-  let file: { folder: string; path: string; out: WriteStream } | null = null;
+  // Set as soon as each exists, so a failure at any later step still removes it.
+  let folder: string | null = null;
+  let handle: FileHandle | null = null;
+  let path: string | null = null;
 
-  const spill = async () => {
-    const folder = await mkdtemp(join(opts.dir ?? tmpdir(), 'paycall-body-'));
-    const path = join(folder, 'body');
-    const out = createWriteStream(path);
-    for (const chunk of memory ?? []) out.write(chunk);
-    memory = null;
-    file = { folder, path, out };
+  const spillAndWrite = async (chunk: Buffer) => {
+    if (!handle) {
+      folder = await mkdtemp(join(opts.dir ?? tmpdir(), SPOOL_PREFIX));
+      path = join(folder, 'body');
+      handle = await open(path, 'wx', 0o600);
+      for (const kept of memory ?? []) await writeAll(handle, kept);
+      memory = null;
+    }
+    await writeAll(handle, chunk);
   };
-  const discardFile = async () => {
-    if (file) await rm(file.folder, { recursive: true, force: true });
+  const discard = async () => {
+    const [h, f] = [handle, folder];
+    handle = null;
+    folder = null;
+    await h?.close().catch(() => undefined);
+    if (f) await rm(f, { recursive: true, force: true });
   };
 
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
+  try {
+    await readChunks(source, (chunk) => {
       size += chunk.length;
-      if (size > maxBytes) return done(tooLarge(maxBytes));
+      if (size > maxBytes) throw tooLarge(maxBytes);
       hash.update(chunk);
       if (memory && size <= spillBytes) {
         memory.push(chunk);
-        return done();
+        return;
       }
-      const write = () => (file!.out.write(chunk) ? done() : file!.out.once('drain', () => done()));
-      if (!file) spill().then(write, done);
-      else write();
-    },
-    final(done) {
-      if (!file) return done();
-      file.out.end(done);
-    },
-  });
-  try {
-    await pipeline(source, sink);
+      return spillAndWrite(chunk);
+    });
+    if (handle) {
+      const h: FileHandle = handle;
+      handle = null;
+      await h.close();
+    }
   } catch (e) {
-    if (file) (file as { out: WriteStream }).out.destroy();
-    await discardFile();
-    if (e instanceof AppError) throw e;
-    throw new AppError('invalid_input', 400, `the request body could not be read: ${(e as Error).message}`, { cause: e });
+    // Over the limit or the client gone (AppError, 413 / 400), or the disk failed (a 500 of ours).
+    await discard();
+    throw e;
   }
   const inMemory = memory ? Buffer.concat(memory) : null;
-  const path = (file as { path: string } | null)?.path;
+  const file = path as string | null;
   return {
     size,
     sha256: hash.digest(),
-    open: () => (inMemory ? Readable.from([inMemory]) : createReadStream(path!)),
-    discard: discardFile,
+    open: () => {
+      if (inMemory) return Readable.from([inMemory]);
+      // undici listens to the body once it sends it (and destroys it on its own failures);
+      // this one covers an open that fails before that, so it cannot go unheard.
+      return createReadStream(file!).on('error', () => undefined);
+    },
+    discard,
   };
 }

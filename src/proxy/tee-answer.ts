@@ -14,6 +14,10 @@ export interface TeedAnswer {
 
 export function teeAnswer(body: Readable, maxBytes: number): TeedAnswer {
   const stream = new PassThrough();
+  // An upstream that fails before the server has attached the buyer's side (the handler still
+  // awaits its clean-up) destroys this stream with the error; unheard, that error would end
+  // the process. The server's pipeline still sees it (it cuts the buyer's connection).
+  stream.on('error', () => undefined);
   let chunks: Buffer[] | null = [];
   let size = 0;
   const stored = new Promise<Buffer | null>((resolve) => {

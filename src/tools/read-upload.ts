@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { AppError } from '../http/app-error.ts';
-import { tooLarge } from '../http/read-body.ts';
+import { readChunks, tooLarge } from '../http/read-body.ts';
 
 export interface Upload {
   /** Owns its whole ArrayBuffer, so the tool pool can transfer it to a worker without a copy. */
@@ -38,39 +38,22 @@ const abandon = (req: IncomingMessage) => {
   req.pause();
 };
 
-function readRaw(req: IncomingMessage, maxBytes: number, contentType: string): Promise<Upload> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      abandon(req);
-      reject(tooLarge(maxBytes));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let done = false;
-    const finish = (fn: () => void) => {
-      if (done) return;
-      done = true;
-      req.off('data', onData);
-      fn();
-    };
-    const onData = (chunk: Buffer) => {
-      total += chunk.length;
-      if (total > maxBytes) {
-        abandon(req);
-        finish(() => reject(tooLarge(maxBytes)));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.once('end', () => finish(() => resolve({ bytes: concat(chunks, total), contentType, filename: null })));
-    req.on('error', (error) => finish(() => reject(new AppError('invalid_input', 400, `the request body could not be read: ${error.message}`))));
-    req.once('close', () => {
-      if (!req.complete) finish(() => reject(new AppError('invalid_input', 400, 'the client closed the connection before the upload was complete')));
-    });
+async function readRaw(req: IncomingMessage, maxBytes: number, contentType: string): Promise<Upload> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    abandon(req);
+    throw tooLarge(maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  // readChunks listens to every event of the request until it settles, and pauses and
+  // detaches it on a refusal (the 413 is still answered), like the seller-call spool.
+  await readChunks(req, (chunk) => {
+    total += chunk.length;
+    if (total > maxBytes) throw tooLarge(maxBytes);
+    chunks.push(chunk);
   });
+  return { bytes: concat(chunks, total), contentType, filename: null };
 }
 
 /** busboy's words for a body that stops early, in the client's terms. */
@@ -147,6 +130,11 @@ function readMultipart(req: IncomingMessage, maxBytes: number): Promise<Upload> 
         else resolve(file);
       });
     });
+    // The client left before the handler got here (a wrapper awaited something): no event is coming.
+    if (req.destroyed && !req.complete) {
+      fail(new AppError('invalid_input', 400, 'the client closed the connection before the upload was complete'));
+      return;
+    }
     // A multipart body can never be smaller than its file; reject clearly oversized ones at once.
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) {

@@ -176,7 +176,18 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
     });
     const slot: Slot = { lane, worker, ready: false, job: null, part: 0, dead: false };
     slots.push(slot);
-    worker.on('message', (msg: WorkerMessage) => onMessage(slot, msg));
+    worker.on('message', (msg: WorkerMessage) => {
+      // A throw here would escape to the process (an EventEmitter listener): it fails the job
+      // instead, and the worker, whose state is now unknown, is replaced.
+      try {
+        onMessage(slot, msg);
+      } catch (error) {
+        log.error('a tool worker message could not be handled', { error, jobId: slot.job?.id });
+        retire(slot, error as Error);
+      }
+    });
+    // A message that cannot be deserialized would leave its job waiting for its time limit.
+    worker.on('messageerror', (error: Error) => retire(slot, error));
     worker.on('error', (error: Error & { code?: string }) => retire(slot, error));
     worker.on('exit', (code) => retire(slot, new Error(`worker exited with code ${code}`)));
   };
