@@ -161,7 +161,7 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
     callSellerEndpoint: keys.optional('callSellerEndpoint', sellerCallHandler({
       orm,
       paid,
-      forward: { dispatcher: upstream.dispatcher, signer, timeoutMs: config.proxy.upstreamTimeoutMs, retryWindowMs: config.proxy.retryWindowMs, retryBaseMs: config.proxy.retryBaseMs },
+      forward: { dispatcher: upstream.dispatcher, signer, timeoutMs: config.proxy.upstreamTimeoutMs, retryWindowMs: config.proxy.retryWindowMs, retryBaseMs: config.proxy.retryBaseMs, trustedProxies: config.proxy.trustedProxies },
       lifecycle,
       maxBodyBytes: config.proxy.maxBodyBytes,
       log,

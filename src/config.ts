@@ -4,6 +4,7 @@
  * main prints that one line and exits.
  */
 import { CHAIN_IDS, PAYOUT_ONLY_CHAINS, PAYOUT_ONLY_USDC_ADDRESSES, type PayoutOnlyChain } from './chains/usdc-addresses.ts';
+import { parseTrustedProxies, type TrustedProxy } from './proxy/client-address.ts';
 
 export type { PayoutOnlyChain };
 export type Profile = 'devnet' | 'production';
@@ -168,6 +169,12 @@ export interface ProxyConfig {
   /** Ed25519 key that signs forwarded calls (PEM or base64 seed); null: the devnet key in the data directory. */
   signingKey: string | null;
   signingKeyId: string;
+  /**
+   * Load balancers in front of the service (TRUSTED_PROXIES: IPs and CIDR ranges). A call
+   * whose socket peer is one keeps the Forwarded / X-Forwarded-For chain it wrote, extended
+   * with the peer, on its way to the upstream; anyone else's such headers are replaced.
+   */
+  trustedProxies: TrustedProxy[];
 }
 
 export class ConfigError extends Error {
@@ -225,6 +232,14 @@ const required = (env: Env, name: string, pattern: RegExp, what: string): string
   if (v === undefined || v === '') throw new ConfigError(name, `is required in the production profile (${what})`);
   if (!pattern.test(v)) throw new ConfigError(name, `must be ${what}`);
   return v;
+};
+
+const trustedProxies = (env: Env): TrustedProxy[] => {
+  try {
+    return parseTrustedProxies(env.TRUSTED_PROXIES);
+  } catch (e) {
+    throw new ConfigError('TRUSTED_PROXIES', (e as Error).message);
+  }
 };
 
 const apiKeySecret = (env: Env): string | null => {
@@ -408,6 +423,7 @@ export function loadConfig(env: Env): Config {
       maxStoredAnswerBytes: int(env, 'PROXY_MAX_STORED_BYTES', 10 * 1024 * 1024, 0, 1024 * 1024 * 1024),
       signingKey: profile === 'production' ? required(env, 'FORWARD_SIGNING_KEY', /./, 'an Ed25519 key (PKCS#8 PEM or a base64 32-byte seed)') : (env.FORWARD_SIGNING_KEY || null),
       signingKeyId: str(env, 'FORWARD_SIGNING_KEY_ID', 'paycall-1'),
+      trustedProxies: trustedProxies(env),
     },
     settlement: settlementConfig(env),
     startDevnet: profile === 'devnet' && oneOf(env, 'PAYCALL_START_DEVNET', ['0', '1'] as const, '1') === '1',

@@ -98,7 +98,7 @@ export const sellerCallHandler =
             );
           };
           try {
-            const answer = await forwardCall(deps.forward, { mode: endpoint.mode, upstreamUrl, method: 'POST', headers: ctx.req.headers, body, payment });
+            const answer = await forwardCall(deps.forward, { mode: endpoint.mode, upstreamUrl, method: 'POST', headers: ctx.req.headers, body, payment, clientIp: ctx.clientIp });
             void outcome(answer.status < 500, answer.status, answer.status >= 500 ? `upstream_${answer.status}` : undefined);
             ctx.log.info('forwarded', { endpoint_id: endpoint.id, mode: endpoint.mode, status: answer.status, attempts: answer.attempts, latency_ms: answer.latencyMs });
             return { status: answer.status, headers: answer.headers, body: answer.body };
