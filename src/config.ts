@@ -92,6 +92,11 @@ export interface Config {
   /** Reverse proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY_HOPS); 0: the socket peer is the client. */
   trustProxyHops: number;
   apiKeys: ApiKeysConfig;
+  /**
+   * The operator listener: /metrics and /health/details, off the public port (METRICS_HOST,
+   * default 127.0.0.1; METRICS_PORT, default 9464, 0 picks a free one).
+   */
+  metrics: { host: string; port: number };
 }
 
 /** Bearer API keys (src/accounts/). */
@@ -388,6 +393,8 @@ export function loadConfig(env: Env): Config {
   const serviceName = str(env, 'SERVICE_NAME', 'paycall');
   if (!/^[\x20-\x7e]{1,64}$/.test(serviceName)) throw new ConfigError('SERVICE_NAME', 'must be 1 to 64 printable ASCII characters');
   const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', null, ['http:', 'https:']) ?? `http://${host}:${port}`).replace(/\/+$/, '');
+  const metricsPort = int(env, 'METRICS_PORT', 9464, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) throw new ConfigError('METRICS_PORT', `must differ from PORT (${port}): operator data stays off the public port`);
   return {
     profile,
     host,
@@ -434,6 +441,7 @@ export function loadConfig(env: Env): Config {
       secret: profile === 'production' ? required(env, 'API_KEY_SECRET', /^.{32,}$/, 'at least 32 characters of random text') : apiKeySecret(env),
       usageFlushMs: int(env, 'API_KEY_USAGE_FLUSH_MS', 5_000, 10, 3_600_000),
     },
+    metrics: { host: str(env, 'METRICS_HOST', '127.0.0.1'), port: metricsPort },
   };
 }
 

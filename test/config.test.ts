@@ -95,3 +95,14 @@ test('TRUSTED_PROXIES: IPs and CIDR ranges, none by default; anything else is on
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr, /^paycall: configuration error: TRUSTED_PROXIES: "proxy.internal" is not an IP address or CIDR range/);
 });
+
+test('the operator listener: loopback and 9464 by default; METRICS_PORT validated and never the API port', () => {
+  const c = loadConfig({});
+  assert.deepEqual(c.metrics, { host: '127.0.0.1', port: 9464 });
+  assert.deepEqual(loadConfig({ METRICS_HOST: '0.0.0.0', METRICS_PORT: '9100' }).metrics, { host: '0.0.0.0', port: 9100 });
+  assert.equal(loadConfig({ PORT: '0', METRICS_PORT: '0' }).metrics.port, 0, 'both free ports (tests)');
+  refuses({ METRICS_PORT: 'x' }, 'METRICS_PORT', /integer/);
+  refuses({ METRICS_PORT: '70000' }, 'METRICS_PORT', /between 0 and 65535/);
+  refuses({ PORT: '9464' }, 'METRICS_PORT', /must differ from PORT/);
+  refuses({ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT', /must differ from PORT/);
+});
