@@ -82,7 +82,7 @@ export async function main() {
     const l = JSON.parse(line) as { request_id: string; duration_ms: number };
     toolMs.set(l.request_id, l.duration_ms);
   });
-  const env = { PORT: '0', LOG_LEVEL: 'info', RATE_LIMITS: 'off', PAYCALL_START_DEVNET: '0', PGLITE_DIR: join(dir, 'pglite'), PAYCALL_DATA_DIR: dir, DATABASE_URL: process.env.DATABASE_URL ?? '' };
+  const env = { PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', RATE_LIMITS: 'off', PAYCALL_START_DEVNET: '0', PGLITE_DIR: join(dir, 'pglite'), PAYCALL_DATA_DIR: dir, DATABASE_URL: process.env.DATABASE_URL ?? '' };
   const config = { ...loadConfig(env), chains: { ...devnet.chains, base: { ...devnet.chains.base, rpcUrl: proxy.url } } };
   const app = await createApp(config, log);
   const { port } = await app.listen();

@@ -82,7 +82,7 @@ export async function main() {
   const proxied = (path: string) => async () => {
     const body = await spoolBody(Readable.from([small]), 50 * MB);
     try {
-      const answer = await forwardCall(deps, { mode: 'proxy', upstreamUrl: `${url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, payment });
+      const answer = await forwardCall(deps, { mode: 'proxy', upstreamUrl: `${url}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body, payment, clientIp: '127.0.0.1' });
       await drain(answer.body);
     } finally {
       await body.discard();
@@ -103,11 +103,11 @@ export async function main() {
   const upload = await spoolBody(Readable.from((function* () {
     for (let i = 0; i < 50; i++) yield oneMb;
   })()), 51 * MB);
-  const up = await forwardCall(deps, { mode: 'proxy', upstreamUrl: `${url}/small`, method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: upload, payment });
+  const up = await forwardCall(deps, { mode: 'proxy', upstreamUrl: `${url}/small`, method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: upload, payment, clientIp: '127.0.0.1' });
   await drain(up.body);
   await upload.discard();
   const answerBody = await spoolBody(Readable.from([small]), MB);
-  const down = await forwardCall(deps, { mode: 'proxy', upstreamUrl: `${url}/big50`, method: 'POST', headers: { 'content-type': 'application/json' }, body: answerBody, payment });
+  const down = await forwardCall(deps, { mode: 'proxy', upstreamUrl: `${url}/big50`, method: 'POST', headers: { 'content-type': 'application/json' }, body: answerBody, payment, clientIp: '127.0.0.1' });
   await drain(down.body);
   await answerBody.discard();
   clearInterval(sampler);

@@ -44,7 +44,7 @@ export async function main() {
   chains.signers.solanaTreasuryKey = key;
 
   const dir = await mkdtemp(join(tmpdir(), 'paycall-bench-'));
-  const config = { ...loadConfig({ PORT: '0', LOG_LEVEL: 'silent', RATE_LIMITS: 'off', PGLITE_DIR: join(dir, 'pglite'), DATABASE_URL: process.env.DATABASE_URL ?? '' }), chains };
+  const config = { ...loadConfig({ PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'silent', RATE_LIMITS: 'off', PGLITE_DIR: join(dir, 'pglite'), DATABASE_URL: process.env.DATABASE_URL ?? '' }), chains };
   const app = await createApp(config, silentLogger);
   const address = await app.listen();
   const url = `http://127.0.0.1:${address.port}/v1/pdf-text`;

@@ -18,8 +18,9 @@ import { discoveryHandler } from './catalog/discovery.handler.ts';
 import { BUILTINS } from './catalog/builtins.ts';
 import { builtinHandler } from './catalog/builtin.handler.ts';
 import { sellerCallHandler } from './catalog/seller-call.handler.ts';
-import { getHealthHandler } from './health/health.handler.ts';
-import { createMetrics, declareMissing, getMetricsHandler, type Metrics } from './metrics/metrics.ts';
+import { createHealthCheck, getHealthHandler } from './health/health.handler.ts';
+import { createMetrics, declareMissing, type Metrics } from './metrics/metrics.ts';
+import { createOperatorServer } from './metrics/operator-server.ts';
 import { createDependencyProbe } from './metrics/dependency-probe.ts';
 import { createRateLimiter } from './http/rate-limiter.ts';
 import { RATE_LIMITED_OPERATIONS, rateLimitWrapper } from './http/with-rate-limit.ts';
@@ -65,7 +66,10 @@ export interface App {
   orm: Database;
   http: HttpServer;
   metrics: Metrics;
+  /** Starts the public API and the operator listener (metrics); resolves with the API's address. */
   listen(): Promise<AddressInfo>;
+  /** The operator listener's address (/metrics, /health/details) once listening. */
+  metricsAddress(): AddressInfo | null;
   /** Runs the scheduled jobs (probes, settlement and payouts) once now, whether or not this instance ticks. */
   runScheduledJobs(): Promise<void>;
   /** Graceful: stop accepting, finish in-flight requests, then close pools and the database. */
@@ -146,23 +150,25 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   const keyUsage = createKeyUsage({ orm, flushMs: config.apiKeys.usageFlushMs, log: log.child({ component: 'api-keys' }) });
   const keys = createKeyAuth({ orm, secret: apiKeySecret, usage: keyUsage });
 
+  const healthCheck = createHealthCheck({
+    version: VERSION,
+    pingDatabase: () => pingDatabase(orm),
+    chainHealth: adapters ? { base: () => adapters.base.health(), polygon: () => adapters.polygon.health(), solana: () => adapters.solana.health() } : {},
+    facilitators: facilitatorChecks(adapters),
+    checkTimeoutMs: 3_000,
+  });
+  // Operator-only data (metrics: revenue, balances; health details) is served on a listener of its own.
+  const operator = createOperatorServer({ metrics, healthDetails: healthCheck, log: log.child({ component: 'operator' }) });
   const implemented: Record<string, Handler> = {
-    getHealth: getHealthHandler({
-      version: VERSION,
-      pingDatabase: () => pingDatabase(orm),
-      chainHealth: adapters ? { base: () => adapters.base.health(), polygon: () => adapters.polygon.health(), solana: () => adapters.solana.health() } : {},
-      facilitators: facilitatorChecks(adapters),
-      checkTimeoutMs: 3_000,
-    }),
+    getHealth: getHealthHandler(healthCheck),
     getMeta: getMetaHandler({ serviceName: config.serviceName, version: VERSION, listSellerEntries: () => listSellerCatalogEntries(orm), signer }),
-    getMetrics: getMetricsHandler(metrics),
     getSessionToken: getSessionTokenHandler(adapters),
     solanaFacilitator: solanaFacilitatorHandler(adapters, { minAtomic: config.payments.facilitatorMinAtomic }),
     // A `pay` key only names the buyer: the paid flow (402 quote, proof) is unchanged.
     callSellerEndpoint: keys.optional('callSellerEndpoint', sellerCallHandler({
       orm,
       paid,
-      forward: { dispatcher: upstream.dispatcher, signer, timeoutMs: config.proxy.upstreamTimeoutMs, retryWindowMs: config.proxy.retryWindowMs, retryBaseMs: config.proxy.retryBaseMs },
+      forward: { dispatcher: upstream.dispatcher, signer, timeoutMs: config.proxy.upstreamTimeoutMs, retryWindowMs: config.proxy.retryWindowMs, retryBaseMs: config.proxy.retryBaseMs, trustedProxies: config.proxy.trustedProxies },
       lifecycle,
       maxBodyBytes: config.proxy.maxBodyBytes,
       log,
@@ -250,8 +256,14 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
     http,
     metrics,
     runScheduledJobs: () => scheduler.runOnce(),
+    metricsAddress: () => operator.address(),
     listen: async () => {
-      const address = await http.listen(config.port, config.host);
+      const metricsAddress = await operator.listen(config.metrics.port, config.metrics.host);
+      log.info('metrics listening', { url: `http://${metricsAddress.family === 'IPv6' ? `[${metricsAddress.address}]` : metricsAddress.address}:${metricsAddress.port}` });
+      const address = await http.listen(config.port, config.host).catch(async (e: unknown) => {
+        await operator.close();
+        throw e;
+      });
       // PORT=0 picks a free port: quotes must name the real one.
       if (config.port === 0) publicBaseUrl = publicBaseUrl.replace(/:0$/, `:${address.port}`);
       scheduler.start();
@@ -261,6 +273,7 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
     },
     close: async () => {
       await http.shutdown(config.shutdownTimeoutMs);
+      await operator.close();
       await scheduler.close();
       // After the last request: every recorded key use is written before the database closes.
       await keyUsage.close();

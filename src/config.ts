@@ -4,6 +4,7 @@
  * main prints that one line and exits.
  */
 import { CHAIN_IDS, PAYOUT_ONLY_CHAINS, PAYOUT_ONLY_USDC_ADDRESSES, type PayoutOnlyChain } from './chains/usdc-addresses.ts';
+import { parseTrustedProxies, type TrustedProxy } from './proxy/client-address.ts';
 
 export type { PayoutOnlyChain };
 export type Profile = 'devnet' | 'production';
@@ -96,6 +97,11 @@ export interface Config {
   /** Reverse proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY_HOPS); 0: the socket peer is the client. */
   trustProxyHops: number;
   apiKeys: ApiKeysConfig;
+  /**
+   * The operator listener: /metrics and /health/details, off the public port (METRICS_HOST,
+   * default 127.0.0.1; METRICS_PORT, default 9464, 0 picks a free one).
+   */
+  metrics: { host: string; port: number };
 }
 
 /** Bearer API keys (src/accounts/). */
@@ -173,6 +179,12 @@ export interface ProxyConfig {
   /** Ed25519 key that signs forwarded calls (PEM or base64 seed); null: the devnet key in the data directory. */
   signingKey: string | null;
   signingKeyId: string;
+  /**
+   * Load balancers in front of the service (TRUSTED_PROXIES: IPs and CIDR ranges). A call
+   * whose socket peer is one keeps the Forwarded / X-Forwarded-For chain it wrote, extended
+   * with the peer, on its way to the upstream; anyone else's such headers are replaced.
+   */
+  trustedProxies: TrustedProxy[];
 }
 
 export class ConfigError extends Error {
@@ -230,6 +242,14 @@ const required = (env: Env, name: string, pattern: RegExp, what: string): string
   if (v === undefined || v === '') throw new ConfigError(name, `is required in the production profile (${what})`);
   if (!pattern.test(v)) throw new ConfigError(name, `must be ${what}`);
   return v;
+};
+
+const trustedProxies = (env: Env): TrustedProxy[] => {
+  try {
+    return parseTrustedProxies(env.TRUSTED_PROXIES);
+  } catch (e) {
+    throw new ConfigError('TRUSTED_PROXIES', (e as Error).message);
+  }
 };
 
 const apiKeySecret = (env: Env): string | null => {
@@ -378,6 +398,8 @@ export function loadConfig(env: Env): Config {
   const serviceName = str(env, 'SERVICE_NAME', 'paycall');
   if (!/^[\x20-\x7e]{1,64}$/.test(serviceName)) throw new ConfigError('SERVICE_NAME', 'must be 1 to 64 printable ASCII characters');
   const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', null, ['http:', 'https:']) ?? `http://${host}:${port}`).replace(/\/+$/, '');
+  const metricsPort = int(env, 'METRICS_PORT', 9464, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) throw new ConfigError('METRICS_PORT', `must differ from PORT (${port}): operator data stays off the public port`);
   return {
     profile,
     host,
@@ -414,6 +436,7 @@ export function loadConfig(env: Env): Config {
       maxStoredAnswerBytes: int(env, 'PROXY_MAX_STORED_BYTES', 10 * 1024 * 1024, 0, 1024 * 1024 * 1024),
       signingKey: profile === 'production' ? required(env, 'FORWARD_SIGNING_KEY', /./, 'an Ed25519 key (PKCS#8 PEM or a base64 32-byte seed)') : (env.FORWARD_SIGNING_KEY || null),
       signingKeyId: str(env, 'FORWARD_SIGNING_KEY_ID', 'paycall-1'),
+      trustedProxies: trustedProxies(env),
     },
     settlement: settlementConfig(env),
     startDevnet: profile === 'devnet' && oneOf(env, 'PAYCALL_START_DEVNET', ['0', '1'] as const, '1') === '1',
@@ -424,6 +447,7 @@ export function loadConfig(env: Env): Config {
       secret: profile === 'production' ? required(env, 'API_KEY_SECRET', /^.{32,}$/, 'at least 32 characters of random text') : apiKeySecret(env),
       usageFlushMs: int(env, 'API_KEY_USAGE_FLUSH_MS', 5_000, 10, 3_600_000),
     },
+    metrics: { host: str(env, 'METRICS_HOST', '127.0.0.1'), port: metricsPort },
   };
 }
 

@@ -84,3 +84,25 @@ test('the process stops with one line naming the variable', () => {
   assert.equal(lines.length, 1, r.stderr);
   assert.match(lines[0], /PORT: must be an integer, got "abc"/);
 });
+
+test('TRUSTED_PROXIES: IPs and CIDR ranges, none by default; anything else is one line naming it', () => {
+  assert.deepEqual(loadConfig({}).proxy.trustedProxies, []);
+  const list = loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.7,2001:db8::/32 , ::1' }).proxy.trustedProxies;
+  assert.deepEqual(list.map(([a, bits]) => `${a.toString()}/${bits}`), ['10.0.0.0/8', '192.0.2.7/32', '2001:db8::/32', '::1/128']);
+  for (const bad of ['10.0.0.0/33', 'lb.internal', '10.1', '0x0a000001', '10.0.0.0/8;1.2.3.4', '::g']) refuses({ TRUSTED_PROXIES: bad }, 'TRUSTED_PROXIES', /is not an IP address or CIDR range/);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' }, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /^paycall: configuration error: TRUSTED_PROXIES: "proxy.internal" is not an IP address or CIDR range/);
+});
+
+test('the operator listener: loopback and 9464 by default; METRICS_PORT validated and never the API port', () => {
+  const c = loadConfig({});
+  assert.deepEqual(c.metrics, { host: '127.0.0.1', port: 9464 });
+  assert.deepEqual(loadConfig({ METRICS_HOST: '0.0.0.0', METRICS_PORT: '9100' }).metrics, { host: '0.0.0.0', port: 9100 });
+  assert.equal(loadConfig({ PORT: '0', METRICS_PORT: '0' }).metrics.port, 0, 'both free ports (tests)');
+  refuses({ METRICS_PORT: 'x' }, 'METRICS_PORT', /integer/);
+  refuses({ METRICS_PORT: '70000' }, 'METRICS_PORT', /between 0 and 65535/);
+  refuses({ PORT: '9464' }, 'METRICS_PORT', /must differ from PORT/);
+  refuses({ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT', /must differ from PORT/);
+});

@@ -182,7 +182,7 @@ describe('openapi.yaml is valid OpenAPI 3.1', () => {
   test('the operationIds are exactly the agreed ones, and the generated list matches', () => {
     const expected = [
       'pdfMd', 'pdfText', 'pdfJson', 'invoiceExtract', 'callSellerEndpoint', 'getMeta', 'getHealth',
-      'getMetrics', 'issueApiKey', 'listApiKeys', 'revokeApiKey', 'getAccount', 'registerSeller',
+      'issueApiKey', 'listApiKeys', 'revokeApiKey', 'getAccount', 'registerSeller',
       'addSellerEndpoint', 'listSellerEndpoints', 'updateSellerEndpoint', 'deleteSellerEndpoint',
       'resumeSeller', 'getSellerStats', 'getSellerErrors', 'requestPayout', 'solanaFacilitator',
       'getSessionToken', 'listDiscoveryResources', 'getDocs', 'getDocsAsset', 'getOpenApi',
@@ -558,7 +558,8 @@ describe('openapi-backend routing', () => {
     assert.equal(await route('GET', '/v1/_meta'), 'getMeta');
     assert.equal(await route('GET', '/v1/_health'), 'getHealth');
     assert.equal(await route('GET', '/v1/_session-token'), 'getSessionToken');
-    assert.equal(await route('GET', '/metrics'), 'getMetrics');
+    // Metrics are the operator listener's (src/metrics/operator-server.ts), not the API's.
+    assert.equal(await route('GET', '/metrics'), '404');
     assert.equal(await route('POST', '/v1/keys', {}), 'issueApiKey');
     assert.equal(await route('GET', '/v1/keys'), 'listApiKeys');
     assert.equal(await route('DELETE', '/v1/keys/7'), 'revokeApiKey');

@@ -47,6 +47,7 @@ test(`the PGlite ledger keeps every acknowledged paid call across ${KILLS} SIGKI
   const env = {
     ...process.env,
     PORT: '0',
+    METRICS_PORT: '0',
     DATABASE_URL: '',
     PAYCALL_PROFILE: 'devnet',
     PAYCALL_START_DEVNET: '0',

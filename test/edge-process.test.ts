@@ -29,7 +29,7 @@ after(async () => {
 /** Runs a script to its end (bounded by the test runner's own timeout). */
 function runToEnd(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, PORT: '0', METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (c) => (stdout += c));
@@ -127,7 +127,7 @@ test('an unhandled rejection outside any request is logged with its stack, count
   try {
     svc.child.kill('SIGUSR2');
     const series = 'paycall_process_errors_total{kind="unhandled_rejection"}';
-    while ((await metricValue(svc.url, series)) < 1) await new Promise((r) => setTimeout(r, 50));
+    while ((await metricValue(svc.metricsUrl, series)) < 1) await new Promise((r) => setTimeout(r, 50));
     assert.equal((await fetch(`${svc.url}/v1/_health`)).status, 200);
     const logged = svc.output().split('\n').find((l) => l.includes('"msg":"unhandled rejection"'));
     assert.ok(logged, svc.output());

@@ -91,7 +91,7 @@ test('.env.example plus the compose environment is a configuration the productio
 
 test('ports: each published container port is the one its service listens on, and the wiring between services matches', () => {
   const containerPort = (svc: any) => Number(String(svc.ports[0]).split(':').pop());
-  // paycall: PORT, the Dockerfile's EXPOSE and health check, and what Prometheus scrapes.
+  // paycall: PORT, the Dockerfile's EXPOSE and health check; Prometheus scrapes METRICS_PORT.
   const dockerfile = read('Dockerfile');
   const paycallPort = Number(services.paycall.environment.PORT);
   assert.equal(containerPort(services.paycall), paycallPort);
@@ -100,7 +100,17 @@ test('ports: each published container port is the one its service listens on, an
   const prom = parseYaml(read('prometheus/prometheus.yml'));
   const scrape = prom.scrape_configs.find((s: any) => s.job_name === 'paycall');
   assert.deepEqual(scrape.dns_sd_configs[0].names, ['paycall']);
-  assert.equal(scrape.dns_sd_configs[0].port, paycallPort);
+  // The operator listener (metrics, revenue, balances): what Prometheus scrapes, reachable on
+  // the compose network (every interface of the container), never published on the host and
+  // never the API port.
+  const metricsPort = Number(services.paycall.environment.METRICS_PORT);
+  assert.equal(services.paycall.environment.METRICS_HOST, '0.0.0.0');
+  assert.notEqual(metricsPort, paycallPort);
+  assert.equal(scrape.dns_sd_configs[0].port, metricsPort);
+  assert.equal(scrape.metrics_path, '/metrics');
+  assert.deepEqual(services.paycall.expose.map(Number), [metricsPort]);
+  assert.equal(services.paycall.ports.length, 1);
+  for (const p of services.paycall.ports) assert.notEqual(Number(String(p).split(':').pop()), metricsPort, 'the metrics port is not published');
   // prometheus: 9090, what Grafana's data source points at; alertmanager: 9093, what Prometheus sends to.
   assert.equal(containerPort(services.prometheus), 9090);
   const datasource = parseYaml(read('grafana/provisioning/datasources/prometheus.yml')).datasources[0];

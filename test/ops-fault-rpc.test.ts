@@ -94,18 +94,20 @@ test(
   },
 );
 
-test('Base RPC down: /v1/_health and /metrics name the chain; the service stays in the balancer', async () => {
+test('Base RPC down: /v1/_health, /health/details and /metrics name the chain; the service stays in the balancer', async () => {
   const health = await fetch(`${env.t.baseUrl}/v1/_health`);
   assert.equal(health.status, 200, 'a chain down degrades the service, it does not take it out of the balancer');
   const h = (await health.json()) as { status: string; checks: { rpc: Record<string, { ok: boolean; error?: string }>; database: { ok: boolean } } };
   assert.equal(h.status, 'degraded');
   assert.equal(h.checks.rpc.base.ok, false);
-  assert.ok(h.checks.rpc.base.error);
+  assert.equal(h.checks.rpc.base.error, undefined, 'why is the operator’s: an RPC error can carry its URL');
+  const details = (await (await fetch(`${env.t.metricsUrl}/health/details`)).json()) as typeof h;
+  assert.ok(details.checks.rpc.base.error);
   assert.equal(h.checks.rpc.polygon.ok, true);
   assert.equal(h.checks.rpc.solana.ok, true);
   assert.equal(h.checks.database.ok, true);
 
-  const metrics = await (await fetch(`${env.t.baseUrl}/metrics`)).text();
+  const metrics = await (await fetch(`${env.t.metricsUrl}/metrics`)).text();
   assert.match(metrics, /^paycall_rpc_up\{chain="base"\} 0$/m);
   assert.match(metrics, /^paycall_rpc_up\{chain="polygon"\} 1$/m);
   assert.match(metrics, /^paycall_rpc_up\{chain="solana"\} 1$/m);

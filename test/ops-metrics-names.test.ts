@@ -199,7 +199,7 @@ describe('the running service exports what the checks above assume', () => {
   });
 
   test('/metrics names every metric family the registry defines', async () => {
-    const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
+    const text = await (await fetch(`${app.metricsUrl}/metrics`)).text();
     const families = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
     const metrics = createMetrics();
     declareMissing(metrics.registry);

@@ -15,7 +15,7 @@ before(async () => {
 });
 after(() => env?.close());
 
-const scrape = async () => (await fetch(`${env.t.baseUrl}/metrics`)).text();
+const scrape = async () => (await fetch(`${env.t.metricsUrl}/metrics`)).text();
 /** The value of one series, or undefined when /metrics does not have it. */
 const value = (text: string, series: string) => {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));

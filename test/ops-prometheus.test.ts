@@ -88,11 +88,12 @@ describe('a real Prometheus scrapes a running paycall', { skip }, () => {
     dataDir = mkdtempSync(join(tmpdir(), 'paycall-prometheus-'));
     const port = await freePort();
     promUrl = `http://127.0.0.1:${port}`;
-    // Our rules as they are; the scrape target is this test's paycall instead of Compose's DNS name.
+    // Our rules as they are; the scrape target is this test's paycall (its operator listener,
+    // as prometheus.yml scrapes METRICS_PORT) instead of Compose's DNS name.
     const config = {
       global: { scrape_interval: '1s', evaluation_interval: '1s' },
       rule_files: ruleFiles().map((f) => join(root, f)),
-      scrape_configs: [{ job_name: 'paycall', metrics_path: '/metrics', static_configs: [{ targets: [new URL(app.baseUrl).host] }] }],
+      scrape_configs: [{ job_name: 'paycall', metrics_path: '/metrics', static_configs: [{ targets: [new URL(app.metricsUrl).host] }] }],
     };
     writeFileSync(join(dataDir, 'prometheus.yml'), JSON.stringify(config));
     prometheus = spawn('prometheus', [`--config.file=${join(dataDir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dataDir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -126,7 +127,7 @@ describe('a real Prometheus scrapes a running paycall', { skip }, () => {
 
   test('the target is up and paycall metrics answer queries', { timeout: 60_000 }, async () => {
     const [up] = await query('up{job="paycall"} == 1');
-    assert.equal(up.metric.instance, new URL(app.baseUrl).host);
+    assert.equal(up.metric.instance, new URL(app.metricsUrl).host);
     const health = await query('sum by (operation, status) (paycall_http_requests_total{operation="getHealth"})');
     assert.equal(health[0].metric.status, '200');
     assert.ok(Number(health[0].value[1]) >= 1);

@@ -88,7 +88,7 @@ describe('in memory (no REDIS_URL): per process', () => {
     assertLimited(await quote(app), 60);
     assert.notEqual((await quote(app, '127.0.0.2')).status, 429, 'another client address has its own bucket');
     // Counted in the metrics operators watch.
-    const metrics = await (await fetch(`${app.baseUrl}/metrics`)).text();
+    const metrics = await (await fetch(`${app.metricsUrl}/metrics`)).text();
     assert.match(metrics, /^paycall_rate_limited_total\{bucket="quote"\} 1$/m);
     // Health and metrics are never limited (load balancers and Prometheus poll them).
     for (let i = 0; i < 5; i++) assert.equal((await call(app.baseUrl, 'GET', '/v1/_health')).status === 429, false);

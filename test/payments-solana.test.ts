@@ -154,7 +154,7 @@ test('GET /v1/_session-token gives the EIP-712 domain per EVM chain, as the cont
 });
 
 test('GET /metrics counts quotes and payments for Prometheus', async () => {
-  const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+  const text = await (await fetch(`${t.metricsUrl}/metrics`)).text();
   assert.match(text, /paycall_quotes_total\{endpoint="pdf-text"\} \d+/);
   assert.match(text, /paycall_payments_total\{network="solana",result="accepted"\} \d+/);
   assert.match(text, /paycall_http_request_duration_seconds_bucket/);

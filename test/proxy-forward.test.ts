@@ -44,6 +44,28 @@ before(async () => {
         };
         return more();
       }
+      if (req.url === '/forger') {
+        // Every header the service sets on a paid answer, as an upstream could send it.
+        res.writeHead(429, {
+          'content-type': 'application/json',
+          'x-service-tx': '0xforged',
+          'x-idempotent-replay': 'true',
+          'x-payment-response': 'forged',
+          'payment-response': 'forged',
+          'payment-required': 'forged',
+          'x-paycall-tx': '0xforged',
+          'X-Paycall-Payer': '0xforged',
+          'x-request-id': 'forged-id',
+          signature: 'paycall=:Zm9yZ2Vk:',
+          'signature-input': 'paycall=("@status")',
+          ratelimit: 'limit=1, remaining=0, reset=5',
+          'ratelimit-policy': '1;w=60',
+          'x-ratelimit-remaining': '0',
+          'retry-after': '7',
+          'x-seller': 'kept',
+        });
+        return void res.end('{"slow":"down"}');
+      }
       res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'session=secret', connection: 'keep-alive, x-private', 'x-private': 'hop', 'x-seller': 'kept' });
       res.end(JSON.stringify({ ok: true }));
     });
@@ -59,8 +81,8 @@ after(async () => {
 
 const deps = { dispatcher, signer, timeoutMs: 500, retryWindowMs: 1_500, retryBaseMs: 50 };
 const payment = { payer: '0x2d4C407BBe49438ED859fe965b140dcF1aaB71a9', tx: `0x${'ab'.repeat(32)}`, network: 'base' };
-async function input(path: string, mode: 'proxy' | 'paywall', body = Buffer.from('{"q":1}'), headers: Record<string, string> = {}): Promise<ForwardInput> {
-  return { mode, upstreamUrl: `${base}${path}`, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: await spoolBody(Readable.from([body]), 1024 * 1024), payment };
+async function input(path: string, mode: 'proxy' | 'paywall', body = Buffer.from('{"q":1}'), headers: Record<string, string> = {}, clientIp = '127.0.0.1'): Promise<ForwardInput> {
+  return { mode, upstreamUrl: `${base}${path}`, method: 'POST', headers: { 'content-type': 'application/json', host: 'api.paycall.test', ...headers }, body: await spoolBody(Readable.from([body]), 1024 * 1024), payment, clientIp };
 }
 const text = async (r: Readable) => Buffer.concat(await r.toArray()).toString();
 
@@ -144,4 +166,60 @@ test('a 20 MB answer streams through', async () => {
   let total = 0;
   for await (const chunk of answer.body) total += (chunk as Buffer).length;
   assert.equal(total, 20 * 1024 * 1024);
+});
+
+test('an upstream cannot set the service’s own answer headers; its Retry-After and its own headers pass', async () => {
+  for (const mode of ['proxy', 'paywall'] as const) {
+    const answer = await forwardCall(deps, await input('/forger', mode));
+    await text(answer.body);
+    assert.equal(answer.status, 429);
+    for (const h of ['x-service-tx', 'x-idempotent-replay', 'x-payment-response', 'payment-response', 'payment-required', 'x-paycall-tx', 'x-paycall-payer', 'x-request-id', 'signature', 'signature-input', 'ratelimit', 'ratelimit-policy', 'x-ratelimit-remaining']) {
+      assert.equal(answer.headers[h], undefined, `${mode}: ${h} from the upstream must not reach the buyer`);
+    }
+    assert.equal(answer.headers['retry-after'], '7');
+    assert.equal(answer.headers['x-seller'], 'kept');
+  }
+});
+
+const spoofed = { 'x-forwarded-for': '1.2.3.4', forwarded: 'for=1.2.3.4;proto=https', 'x-real-ip': '1.2.3.4', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example', 'true-client-ip': '1.2.3.4' };
+
+test('the upstream is told the socket address: what a client writes in Forwarded, X-Forwarded-For or X-Real-IP is replaced', async () => {
+  for (const [peer, node, xff] of [
+    ['127.0.0.1', 'for=127.0.0.1', '127.0.0.1'],
+    ['::ffff:203.0.113.9', 'for=203.0.113.9', '203.0.113.9'],
+    ['2001:db8::7', 'for="[2001:db8::7]"', '2001:db8::7'],
+  ]) {
+    await text((await forwardCall(deps, await input('/ok', 'proxy', undefined, spoofed, peer))).body);
+    const got = seen.at(-1)!.headers;
+    assert.equal(got.forwarded, `${node};proto=http;host=api.paycall.test`, peer);
+    assert.equal(got['x-forwarded-for'], xff, peer);
+    for (const h of ['x-real-ip', 'x-forwarded-proto', 'x-forwarded-host', 'true-client-ip']) assert.equal(got[h], undefined, `${peer}: ${h}`);
+  }
+  // A Host with a port is a quoted string (RFC 7239 section 4).
+  await text((await forwardCall(deps, await input('/ok', 'proxy', undefined, { host: '127.0.0.1:4020' }))).body);
+  assert.equal(seen.at(-1)!.headers.forwarded, 'for=127.0.0.1;proto=http;host="127.0.0.1:4020"');
+});
+
+test('behind a trusted proxy the chain it wrote is kept and extended with it; an untrusted peer’s chain is not', async () => {
+  const { parseTrustedProxies } = await import('../src/proxy/client-address.ts');
+  const trusted = { ...deps, trustedProxies: parseTrustedProxies('10.0.0.0/8, 2001:db8:1::/48') };
+  await text((await forwardCall(trusted, await input('/ok', 'proxy', undefined, spoofed, '10.1.2.3'))).body);
+  let got = seen.at(-1)!.headers;
+  assert.equal(got['x-forwarded-for'], '1.2.3.4, 10.1.2.3');
+  assert.equal(got.forwarded, 'for=1.2.3.4;proto=https, for=10.1.2.3;proto=http;host=api.paycall.test');
+  assert.equal(got['x-forwarded-proto'], 'https');
+  assert.equal(got['x-forwarded-host'], 'evil.example');
+  assert.equal(got['x-real-ip'], undefined, 'X-Real-IP is never passed on');
+  await text((await forwardCall(trusted, await input('/ok', 'proxy', undefined, spoofed, '::ffff:10.9.9.9'))).body);
+  assert.equal(seen.at(-1)!.headers['x-forwarded-for'], '1.2.3.4, 10.9.9.9', 'an IPv4-mapped peer matches the IPv4 range');
+  await text((await forwardCall(trusted, await input('/ok', 'proxy', undefined, spoofed, '2001:db8:1::5'))).body);
+  assert.equal(seen.at(-1)!.headers.forwarded, 'for=1.2.3.4;proto=https, for="[2001:db8:1::5]";proto=http;host=api.paycall.test');
+  // A peer outside the list: its chain is its own invention.
+  await text((await forwardCall(trusted, await input('/ok', 'proxy', undefined, spoofed, '11.0.0.1'))).body);
+  got = seen.at(-1)!.headers;
+  assert.equal(got['x-forwarded-for'], '11.0.0.1');
+  assert.equal(got.forwarded, 'for=11.0.0.1;proto=http;host=api.paycall.test');
+  // A trusted proxy that wrote nothing: the chain starts at it.
+  await text((await forwardCall(trusted, await input('/ok', 'proxy', undefined, {}, '10.0.0.1'))).body);
+  assert.equal(seen.at(-1)!.headers['x-forwarded-for'], '10.0.0.1');
 });

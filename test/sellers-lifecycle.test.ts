@@ -58,7 +58,7 @@ const pass = async (app: TestApp = t) => {
   await app.app.runScheduledJobs();
 };
 const meta = async () => ((await (await fetch(`${t.baseUrl}/v1/_meta`)).json()) as any).endpoints as any[];
-const metrics = async () => (await fetch(`${t.baseUrl}/metrics`)).text();
+const metrics = async () => (await fetch(`${t.metricsUrl}/metrics`)).text();
 
 describe('state machine', () => {
   const T = { degradeAfterFailures: 5, recoverAfterSuccesses: 3, suspendAfterFailures: 20, suspendAfterDegradedMs: 30 * 60_000 };

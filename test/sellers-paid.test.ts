@@ -244,7 +244,7 @@ test('a buyer who drops the connection midway gets the whole answer on a retry w
   assert.equal(retry.headers.get('x-idempotent-replay'), 'true');
   assert.equal((await retry.text()).length, 200_000);
   assert.equal(hits('drip'), 1);
-  const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+  const metrics = await (await fetch(`${t.metricsUrl}/metrics`)).text();
   assert.match(metrics, /paycall_upstream_requests_total\{endpoint="acme\/drip",outcome="ok"\} 1/);
   assert.match(metrics, /paycall_upstream_requests_total\{endpoint="acme\/down",outcome="http_5xx"\} 1/);
 });

@@ -244,7 +244,7 @@ describe('POST /v1/_seller/register', () => {
   });
 
   test('signature refusals are counted by reason', async () => {
-    const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    const text = await (await fetch(`${t.metricsUrl}/metrics`)).text();
     for (const reason of ['invalid_signature', 'invalid_timestamp', 'signature_already_used']) {
       assert.match(text, new RegExp(`paycall_signature_refusals_total\\{reason="${reason}"\\} [1-9]`), reason);
     }

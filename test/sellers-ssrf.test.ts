@@ -20,17 +20,72 @@ test('only public unicast addresses pass', () => {
     ['0.0.0.0', 'unspecified'],
     ['224.0.0.1', 'multicast'],
     ['255.255.255.255', 'broadcast'],
+    ['192.0.2.1', 'reserved'],
     ['::1', 'loopback'],
     ['::', 'unspecified'],
     ['fe80::1', 'linkLocal'],
+    ['fe80::1%eth0', 'linkLocal'],
     ['fd00:ec2::254', 'uniqueLocal'],
-    ['::ffff:127.0.0.1', 'loopback'],
-    ['::ffff:10.1.1.1', 'private'],
-    ['64:ff9b::a00:1', 'rfc6052'],
+    ['fec0::1', 'deprecatedSiteLocal'],
     ['ff02::1', 'multicast'],
+    ['2001:db8::1', 'reserved'],
+    ['100::1', 'discard'],
+    // IPv4-mapped: judged as the IPv4 address it carries.
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:7f00:1', 'loopback'],
+    ['::ffff:10.1.1.1', 'private'],
+    ['::ffff:169.254.169.254', 'linkLocal'],
+    // IPv4-compatible (deprecated): dialled as 127.0.0.1 by some stacks; ipaddr.js calls it unicast.
+    ['::7f00:1', 'ipv4Compatible'],
+    ['[::7f00:1]', 'ipv4Compatible'],
+    ['::127.0.0.1', 'ipv4Compatible'],
+    ['::a00:1', 'ipv4Compatible'],
+    ['::808:808', 'ipv4Compatible'],
+    ['::0.0.0.2', 'ipv4Compatible'],
+    // NAT64, well-known /96: judged as the embedded IPv4.
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['64:ff9b::a00:1', 'private'],
+    ['64:ff9b::169.254.169.254', 'linkLocal'],
+    // Local-use NAT64 (operator-chosen prefix length), IPv4-translated, 6to4, Teredo: refused whole.
+    ['64:ff9b:1::7f00:1', 'rfc6052'],
+    ['64:ff9b:1:808:800:800::', 'rfc6052'],
+    ['::ffff:0:7f00:1', 'rfc6145'],
+    ['2002:7f00:1::1', '6to4'],
+    ['2002:a00:1::1', '6to4'],
+    ['2002:808:808::1', '6to4'],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'teredo'],
+    ['2001::ffff:ffff', 'teredo'],
+    // Outside 2000::/3, the only global unicast block.
+    ['4000::1', 'notGlobalUnicast'],
+    ['0:0:0:1::1', 'notGlobalUnicast'],
+    ['e000::1', 'notGlobalUnicast'],
+    // What no URL parser would pass on, and what is not an address at all.
+    ['not-an-ip', 'unparseable'],
+    ['::ffff:1.2.3', 'unparseable'],
   ];
   for (const [ip, range] of blocked) assert.equal(blockedRange(ip), range, ip);
-  for (const ip of ['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(blockedRange(ip), null, ip);
+  for (const ip of ['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '[2606:4700:4700::1111]', '::ffff:8.8.8.8', '64:ff9b::808:808', '2a00:1450:4001:80b::200e']) assert.equal(blockedRange(ip), null, ip);
+});
+
+test('IPv4 in decimal, octal, hex and short forms is judged as the address it means', async () => {
+  // ipaddr.js reads the legacy inet_aton forms itself...
+  for (const ip of ['2130706433', '0x7f000001', '0177.0.0.1', '0x7f.0.0.1', '127.1', '017700000001', '0x7f.1']) assert.equal(blockedRange(ip), 'loopback', ip);
+  assert.equal(blockedRange('0xa9fea9fe'), 'linkLocal');
+  assert.equal(blockedRange('3232235777'), 'private');
+  // ...and the URL parser (WHATWG, as undici and the publish check use it) normalises them to
+  // dotted decimal before any check, so no spelling of a private address reaches the network.
+  const client = createUpstreamClient({ allowLocal: false, caFile: null });
+  try {
+    for (const host of ['2130706433', '0x7f000001', '0177.0.0.1', '0x7f.1', '127.1', '[::ffff:127.0.0.1]', '[::127.0.0.1]', '[64:ff9b::127.0.0.1]', '[0:0:0:0:0:0:7f00:1]']) {
+      const err = await client.assertAllowedAddress(`https://${host}/`).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof UpstreamAddressError, `https://${host}/ passed the publish check`);
+    }
+  } finally {
+    await client.close();
+  }
 });
 
 test('the client refuses loopback and private addresses when dialling, by literal or by name', async () => {
@@ -59,6 +114,19 @@ test('the client refuses loopback and private addresses when dialling, by litera
     assert.equal((await refused(`https://127.0.0.1:${port}/x`)).range, 'loopback');
     assert.equal((await refused(`https://[::1]:${port}/x`)).range, 'loopback');
     assert.equal((await refused(`https://anything.example:${port}/x`)).address, '127.0.0.1');
+    // The embedded forms are refused at dial time too, by literal...
+    assert.equal((await refused(`https://[::7f00:1]:${port}/x`)).range, 'ipv4Compatible');
+    assert.equal((await refused(`https://[::ffff:7f00:1]:${port}/x`)).range, 'loopback');
+    assert.equal((await refused(`https://[64:ff9b::7f00:1]:${port}/x`)).range, 'loopback');
+    assert.equal((await refused(`https://[2002:7f00:1::1]:${port}/x`)).range, '6to4');
+    assert.equal((await refused(`https://0x7f.1:${port}/x`)).range, 'loopback');
+    // ...and by name, whatever the resolver answers.
+    const embedded = createUpstreamClient({ allowLocal: false, caFile: null, lookup: (_h, o, cb) => ((o as { all?: boolean }).all ? (cb as any)(null, [{ address: '::7f00:1', family: 6 }]) : cb(null, '::7f00:1', 6)) });
+    try {
+      assert.equal((await refused(`https://compat.example:${port}/x`, embedded)).range, 'ipv4Compatible');
+    } finally {
+      await embedded.close();
+    }
     assert.ok(calls >= 1, 'the name was resolved through the guard at connect time');
     // ALLOW_LOCAL_UPSTREAMS lets loopback through, nothing else.
     const ok = await local.request(`${up.url}/fine`, req);

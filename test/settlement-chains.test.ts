@@ -118,7 +118,7 @@ test('a payout the treasury cannot cover fails with back-off, the others are pai
   assert.ok(p.error, 'the reason is kept');
   assert.ok(p.attempts >= 1);
   assertIdentities(await balances(c, big), assert, 'failing');
-  const m = await (await fetch(`${t.baseUrl}/metrics`)).text();
+  const m = await (await fetch(`${t.metricsUrl}/metrics`)).text();
   assert.match(m, /paycall_payouts_total\{chain="base",outcome="failed"\} [1-9]/);
 
   // The operator tops the treasury up: the next attempt pays it, once.

@@ -135,7 +135,7 @@ describe('daily settlement', () => {
     assert.equal(next.withdrawable, 0n, 'carried-over earnings paid once the sum reaches the minimum');
     assert.equal(h.senders.base.received.get((await h.c.query('select wallet from seller where id = $1', [small.id])).rows[0].wallet), 4_850n + 97_000n);
 
-    const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    const metrics = await (await fetch(`${t.metricsUrl}/metrics`)).text();
     assert.match(metrics, /paycall_payouts_total\{chain="base",outcome="carried_over"\} 1/);
     assert.match(metrics, /paycall_settlement_last_run_sellers 1/);
   });
@@ -221,7 +221,7 @@ describe('recovery and failures', () => {
       assert.equal(p.attempts, 1);
       assert.equal(p.tx, null);
     }
-    const m = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    const m = await (await fetch(`${t.metricsUrl}/metrics`)).text();
     assert.match(m, /paycall_payouts_total\{chain="base",outcome="failed"\} 2/);
     assert.match(m, /paycall_payouts_retrying\{chain="base"\} 2/);
     // The seller sees it in its account: the payout, its attempts and the reason.
@@ -274,7 +274,7 @@ describe('recovery and failures', () => {
     assertIdentities(await balances(h.c, id), assert, 'pending');
     await t.app.runScheduledJobs();
     assert.equal((await payoutsOf(h.c, id))[0].status, 'pending', 'pending: waits');
-    const m = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    const m = await (await fetch(`${t.metricsUrl}/metrics`)).text();
     assert.match(m, /paycall_payouts_unconfirmed\{chain="base"\} 1/);
     assert.match(m, /paycall_payouts_unconfirmed_age_seconds\{chain="base"\} \d+/);
     h.senders.base.mode = 'ok';
@@ -357,7 +357,7 @@ describe('concurrency', () => {
     await settleUntil(a.app, allFinal(h.c));
     const runs = (await h.c.query('select count(*)::int as n from settlement_run where day = $1', [h.clock.now().toISOString().slice(0, 10)])).rows[0].n;
     assert.equal(runs, 1);
-    const m = [await (await fetch(`${a.baseUrl}/metrics`)).text(), await (await fetch(`${b.baseUrl}/metrics`)).text()];
+    const m = [await (await fetch(`${a.metricsUrl}/metrics`)).text(), await (await fetch(`${b.metricsUrl}/metrics`)).text()];
     const successes = m.map((x) => Number(/paycall_settlement_runs_total\{outcome="success"\} (\d+)/.exec(x)?.[1] ?? 0));
     assert.equal(successes[0] + successes[1], 1, 'exactly one instance ran it');
     for (const id of ids) {

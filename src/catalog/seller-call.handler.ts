@@ -110,7 +110,7 @@ export const sellerCallHandler =
           };
           let answer: ForwardAnswer;
           try {
-            answer = await forwardCall(deps.forward, { mode: endpoint.mode, upstreamUrl, method: 'POST', headers: ctx.req.headers, body, payment });
+            answer = await forwardCall(deps.forward, { mode: endpoint.mode, upstreamUrl, method: 'POST', headers: ctx.req.headers, body, payment, clientIp: ctx.clientIp });
           } catch (e) {
             if (e instanceof AppError) void outcome(false, null, e.code);
             if (e instanceof AppError && UNDELIVERED_CODES.has(e.code)) {

@@ -168,29 +168,11 @@ export interface paths {
      * @description Health of the database, the chain RPCs and the facilitators (EVM relayer that submits
      *     gasless authorizations, Solana fee payer). `status` is `ok` when every check passes,
      *     `degraded` when a chain or facilitator check fails, `down` (HTTP 503) when the
-     *     database is unreachable.
+     *     database is unreachable. Each check says only whether it passed and how long it took:
+     *     why a check failed, the signers' addresses and their balances are for operators
+     *     (`GET /health/details` on the operator listener).
      */
     get: operations["getHealth"];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/metrics": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Prometheus metrics
-     * @description Metrics in the Prometheus text exposition format (version 0.0.4).
-     */
-    get: operations["getMetrics"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1407,13 +1389,14 @@ export interface components {
       /** @description Seller endpoints only. Share of upstream answers that succeeded over the last 24 h (0 to 1); `null` without data. */
       success_rate_24h?: number | null;
     };
-    /** @description The result of one check. */
+    /**
+     * @description The result of one check. Nothing else is public: why a check failed, addresses and
+     *     balances are in the operator listener's `GET /health/details`.
+     */
     HealthCheck: {
       ok: boolean;
       /** @description How long the check took. */
       latency_ms: number;
-      /** @description Why the check failed. */
-      error?: string;
       /** @description RPC checks, the latest block number (slot on Solana), as a decimal string. */
       block_number?: string;
     };
@@ -2960,33 +2943,6 @@ export interface operations {
           "application/json": components["schemas"]["Health"];
         };
       };
-    };
-  };
-  getMetrics: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The metrics. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example # HELP paycall_paid_calls_total Paid calls answered, by endpoint and network.
-           *     # TYPE paycall_paid_calls_total counter
-           *     paycall_paid_calls_total{endpoint="/v1/pdf-md",network="base"} 12
-           */
-          "text/plain": string;
-        };
-      };
-      429: components["responses"]["RateLimited"];
-      500: components["responses"]["InternalError"];
     };
   };
   getDocs: {

@@ -2,6 +2,11 @@
  * GET /v1/_health: database round trip, chain RPCs and the facilitators (EVM relayer,
  * Solana fee payer). The database down means the service is down (503); a chain down
  * degrades it (buyers on other chains can still pay).
+ *
+ * The public answer is the status of each dependency only (ok, latency, block number). The
+ * full report (error texts, which can name internal hosts or an RPC URL with its key; the
+ * signers' addresses and balances) is the operator listener's GET /health/details
+ * (src/metrics/operator-server.ts).
  */
 import type { Handler } from '../http/server.ts';
 import type { ChainHealth, Network } from '../chains/chain-adapter.ts';
@@ -35,9 +40,16 @@ const withTimeout = async <T>(work: Promise<T>, ms: number, fallback: (msg: stri
   }
 };
 
-export const getHealthHandler =
-  (deps: HealthDeps): Handler =>
-  async () => {
+export interface HealthReport {
+  status: 'ok' | 'degraded' | 'down';
+  version: string;
+  checks: { database: CheckResult; rpc: Record<string, CheckResult>; facilitators: Record<string, CheckResult> };
+}
+
+/** Runs every check (each bounded by checkTimeoutMs); 503 when the database is down. */
+export const createHealthCheck =
+  (deps: HealthDeps) =>
+  async (): Promise<{ status: number; body: HealthReport }> => {
     const failed = (error: string): CheckResult => ({ ok: false, latency_ms: deps.checkTimeoutMs, error });
     const db = await withTimeout(
       deps.pingDatabase().then((r) => ({ ok: r.ok, latency_ms: r.latencyMs, ...(r.error ? { error: r.error } : {}) })),
@@ -64,9 +76,21 @@ export const getHealthHandler =
     const facilitators = Object.fromEntries(facilitatorEntries);
     const degraded = rpcEntries.some(([, r]) => !r.ok) || facilitatorEntries.some(([, r]) => !r.ok);
     const status = !db.ok ? 'down' : degraded ? 'degraded' : 'ok';
-    return {
-      status: db.ok ? 200 : 503,
-      headers: { 'cache-control': 'no-store' },
-      body: { status, version: deps.version, checks: { database: db, rpc, facilitators } },
-    };
+    return { status: db.ok ? 200 : 503, body: { status, version: deps.version, checks: { database: db, rpc, facilitators } } };
+  };
+
+/** What anyone may see of a check: whether it passed, how long it took, the chain's head. */
+const publicCheck = (c: CheckResult) => ({ ok: c.ok, latency_ms: c.latency_ms, ...(typeof c.block_number === 'string' ? { block_number: c.block_number } : {}) });
+const publicChecks = (checks: Record<string, CheckResult>) => Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, publicCheck(c)]));
+
+export function publicHealth(report: HealthReport) {
+  const { database, rpc, facilitators } = report.checks;
+  return { status: report.status, version: report.version, checks: { database: publicCheck(database), rpc: publicChecks(rpc), facilitators: publicChecks(facilitators) } };
+}
+
+export const getHealthHandler =
+  (check: () => Promise<{ status: number; body: HealthReport }>): Handler =>
+  async () => {
+    const { status, body } = await check();
+    return { status, headers: { 'cache-control': 'no-store' }, body: publicHealth(body) };
   };

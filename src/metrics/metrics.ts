@@ -9,7 +9,6 @@
  * names and labels defined here (test/ops-metrics-names.test.ts checks it).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Handler } from '../http/server.ts';
 
 /** What the scrape-time gauges read; each is optional (a test app without chains has no balances). */
 export interface MetricSources {
@@ -258,7 +257,3 @@ export function declareMissing(registry: Registry): void {
     else new Counter(spec);
   }
 }
-
-export const getMetricsHandler =
-  (metrics: Metrics): Handler =>
-  async () => ({ status: 200, headers: { 'content-type': metrics.registry.contentType }, body: await metrics.registry.metrics() });

@@ -7,13 +7,18 @@
  * The buyer's credentials never travel: X-Payment, X-Session-Token, PAYMENT-SIGNATURE,
  * Authorization and cookies are dropped, as are hop-by-hop headers; the service adds who paid
  * (X-Paycall-*, and Idempotency-Key = the paid transaction) and signs them with the body's
- * digest (RFC 9421, forward-signature.ts).
+ * digest (RFC 9421, forward-signature.ts), and who called (Forwarded, X-Forwarded-For from
+ * the socket: client-address.ts).
+ * On the way back, the headers the service sets on paid answers are removed from the
+ * upstream's before the service adds its own, so an upstream cannot forge them (the stored
+ * replay is made from the same headers).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { AppError } from '../http/app-error.ts';
 import { contentDigest, type ForwardSigner } from './forward-signature.ts';
+import { CLIENT_ADDRESS_HEADERS, clientAddressHeaders, type TrustedProxy } from './client-address.ts';
 import type { SpooledBody } from './spool-body.ts';
 
 /** RFC 9110 7.6.1: meaningful for one connection only. */
@@ -21,6 +26,16 @@ const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-aut
 /** Never forwarded: the buyer's credentials, and what the service itself sets (so a buyer cannot forge it). */
 const REQUEST_DROPPED = ['host', 'content-length', 'x-payment', 'x-session-token', 'payment-signature', 'authorization', 'cookie', 'content-digest', 'signature', 'signature-input', 'expect'];
 const RESPONSE_DROPPED = ['set-cookie', 'content-length'];
+/**
+ * The service's own answer headers (docs/decisions.md, "Edge trust"): the payment's proof
+ * (X-PAYMENT-RESPONSE, PAYMENT-RESPONSE), X-Service-Tx, X-Idempotent-Replay, a 402's
+ * PAYMENT-REQUIRED, the request id, message signatures and rate-limit state. An upstream
+ * that sends one would speak for the service. Retry-After is the upstream's own: it
+ * qualifies the status it answered (a 429 or 503 passed back), which the buyer sees as such.
+ */
+const SERVICE_OWNED = new Set(['x-service-tx', 'x-idempotent-replay', 'x-payment-response', 'payment-response', 'payment-required', 'x-request-id', 'signature', 'signature-input', 'accept-signature', 'ratelimit', 'ratelimit-policy']);
+const SERVICE_OWNED_PREFIXES = ['x-paycall-', 'x-service-', 'ratelimit-', 'x-ratelimit-'];
+const isServiceOwned = (name: string) => SERVICE_OWNED.has(name) || SERVICE_OWNED_PREFIXES.some((p) => name.startsWith(p));
 
 export interface ForwardDeps {
   dispatcher: Dispatcher;
@@ -31,6 +46,8 @@ export interface ForwardDeps {
   retryWindowMs: number;
   /** First back-off; doubles up to 8 s. */
   retryBaseMs: number;
+  /** TRUSTED_PROXIES: peers whose Forwarded / X-Forwarded-For chain is kept and extended (default: none). */
+  trustedProxies?: readonly TrustedProxy[];
 }
 
 export interface ForwardInput {
@@ -40,6 +57,8 @@ export interface ForwardInput {
   headers: IncomingHttpHeaders;
   body: SpooledBody;
   payment: { payer: string; tx: string; network: string };
+  /** The socket peer of the buyer's request (RequestContext.clientIp). */
+  clientIp: string;
 }
 
 export interface ForwardAnswer {
@@ -55,13 +74,14 @@ export interface ForwardAnswer {
 const connectionTokens = (value: string | string[] | undefined) =>
   (Array.isArray(value) ? value.join(',') : (value ?? '')).split(',').map((t) => t.trim().toLowerCase()).filter(Boolean);
 
-export function forwardedHeaders(input: ForwardInput, signer: ForwardSigner): Record<string, string> {
-  const dropped = new Set([...HOP_BY_HOP, ...REQUEST_DROPPED, ...connectionTokens(input.headers.connection)]);
+export function forwardedHeaders(input: ForwardInput, signer: ForwardSigner, trustedProxies: readonly TrustedProxy[] = []): Record<string, string> {
+  const dropped = new Set([...HOP_BY_HOP, ...REQUEST_DROPPED, ...CLIENT_ADDRESS_HEADERS, ...connectionTokens(input.headers.connection)]);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(input.headers)) {
     if (value === undefined || dropped.has(name) || name.startsWith('x-paycall-')) continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
+  Object.assign(out, clientAddressHeaders(input.headers, input.clientIp, trustedProxies));
   out['content-length'] = String(input.body.size);
   out['content-digest'] = contentDigest(input.body.sha256);
   out['x-paycall-payer'] = input.payment.payer;
@@ -78,8 +98,9 @@ function answerHeaders(headers: Record<string, string | string[] | undefined>): 
   const dropped = new Set([...HOP_BY_HOP, ...RESPONSE_DROPPED, ...connectionTokens(headers.connection)]);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || dropped.has(name.toLowerCase())) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    const lower = name.toLowerCase();
+    if (value === undefined || dropped.has(lower) || isServiceOwned(lower)) continue;
+    out[lower] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
 }
@@ -92,7 +113,7 @@ const isTimeout = (e: unknown) => {
 export async function forwardCall(deps: ForwardDeps, input: ForwardInput): Promise<ForwardAnswer> {
   const serviceTx = { 'x-service-tx': input.payment.tx };
   const started = Date.now();
-  const headers = forwardedHeaders(input, deps.signer);
+  const headers = forwardedHeaders(input, deps.signer, deps.trustedProxies);
   let backoff = deps.retryBaseMs;
   let lastProblem = '';
   for (let attempt = 1; ; attempt++) {
