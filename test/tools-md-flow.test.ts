@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixSymbols, joinLines, Vocabulary } from '../src/tools/pdf/flow-text.ts';
+import { findAlignedTables } from '../src/tools/pdf/aligned-tables.ts';
 import { findFurniture } from '../src/tools/pdf/page-furniture.ts';
 import type { Fragment } from '../src/tools/pdf/page-layout.ts';
 
@@ -63,5 +64,31 @@ describe('page furniture', () => {
   it('keeps a first body line that sits at the top of every page at normal line spacing', () => {
     const pages = Array.from({ length: 4 }, (_, i) => ({ height: 792, fragments: Array.from({ length: 50 }, (_, k) => frag(`line ${k} page ${i}`, 40 + k * 14)) }));
     assert.equal(findFurniture(pages).size, 0);
+  });
+});
+
+describe('tables without rules', () => {
+  const cell = (text: string, x0: number, baseline: number, size = 10): Fragment => ({
+    text, x0, x1: x0 + text.length * 5, baseline, top: baseline - 8, bottom: baseline + 2, size, fontId: 'Body', runs: [{ text, x0, x1: x0 + text.length * 5, baseline, top: baseline - 8, bottom: baseline + 2, size, fontId: 'Body' }],
+  });
+  it('reads columns from x-positions, joins a wrapped cell and keeps four columns', () => {
+    const rows = [
+      ['Language', 'Territory', 'Character Set', 'Directory'],
+      ['English', '—', 'ASCII', '/usr/share/man/en'],
+      ['English', 'United Kingdom', 'Unicode UTF-8', '/usr/share/man/'],
+      ['', '', '', 'en_GB.10646'],
+      ['French', 'Canada', 'ISO 8859-1', '/usr/share/man/fr_CA'],
+    ];
+    const xs = [122, 227, 332, 437];
+    const fragments = rows.flatMap((r, i) => r.flatMap((t, k) => (t ? [cell(t, xs[k], 100 + i * 14)] : [])));
+    const [table, ...more] = findAlignedTables(fragments, 10, () => false);
+    assert.equal(more.length, 0);
+    assert.deepEqual(table.rows, [rows[0], rows[1], ['English', 'United Kingdom', 'Unicode UTF-8', '/usr/share/man/ en_GB.10646'], rows[4]]);
+  });
+  it('leaves two columns of running text and a list with standing markers alone', () => {
+    const prose = Array.from({ length: 6 }, (_, i) => [cell('a long line of running text in the left column here', 72, 100 + i * 12), cell('and its neighbour in the right column of the page', 320, 100 + i * 12)]).flat();
+    assert.deepEqual(findAlignedTables(prose, 10, () => false), []);
+    const list = ['Partition the site set.', 'Compute a perfect phylogeny.', 'Use dynamic programming.'].flatMap((t, i) => [cell(`${i + 1}`, 80, 100 + i * 14), cell(t, 110, 100 + i * 14)]);
+    assert.deepEqual(findAlignedTables(list, 10, () => false), []);
   });
 });

@@ -21,6 +21,7 @@ import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { findFurniture } from './pdf/page-furniture.ts';
 import { buildBlocks, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
 import { findTables, readRulings, type Table } from './pdf/ruled-tables.ts';
+import { findAlignedTables } from './pdf/aligned-tables.ts';
 import { fixSymbols, joinLines, Vocabulary } from './pdf/flow-text.ts';
 import type { PdfMdResult, ProgressFn } from './tool-types.ts';
 
@@ -203,15 +204,31 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const vocab = new Vocabulary();
   for (const v of visits) for (const f of v.value?.fragments ?? []) if (!furniture.has(f)) vocab.addLine(f.text);
 
+  // Body text size (by characters), for telling columns of prose from tables.
+  const bodyChars = new Map<number, number>();
+  for (const v of visits) for (const f of v.value?.fragments ?? []) bodyChars.set(Math.round(f.size), (bodyChars.get(Math.round(f.size)) ?? 0) + f.text.length);
+  const bodySize = [...bodyChars.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 10;
+
   // Pass 2: reading order and blocks of what remains.
   const pages = visits.map((v) => {
     if (!v.value || !v.value.fragments.length) return null;
-    const { tables } = v.value;
-    const fragments = v.value.fragments.filter((f) => !furniture.has(f));
-    const inTable = (f: Fragment) => tables.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
+    const kept = v.value.fragments.filter((f) => !furniture.has(f));
+    // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
+    // more columns wins: rules that frame only part of a table (FHS's man page table) would
+    // otherwise scatter its other columns.
+    let aligned = findAlignedTables(kept, bodySize, (row) => row.every(isMono) || row.some((f) => TOC_LINE.test(f.text)));
+    const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
+    const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
+    const ruled = v.value.tables.filter((t) => !aligned.some((a) => overlaps(a, t) && width(a) > width(t)));
+    aligned = aligned.filter((a) => !ruled.some((t) => overlaps(a, t)));
+    const inRuled = (f: Fragment) => ruled.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
+    const inAligned = new Set(aligned.flatMap((t) => t.fragments));
+    const outside = kept.filter((f) => !inRuled(f));
+    const tables: Table[] = [...ruled, ...aligned.map(({ fragments: _, ...t }) => t)];
+    const fragments = outside.filter((f) => !inAligned.has(f));
     type Placed = Box & ({ fragment: Fragment } | { table: Table });
     const placed: Placed[] = [
-      ...fragments.filter((f) => !inTable(f)).map((f) => ({ ...pick(f), fragment: f })),
+      ...fragments.map((f) => ({ ...pick(f), fragment: f })),
       ...tables.map((t) => ({ x0: t.x0, x1: t.x1, top: t.top, bottom: t.bottom, baseline: t.bottom, size: (t.bottom - t.top) / 0.85, table: t })),
     ];
     const items: PageItem[] = [];
