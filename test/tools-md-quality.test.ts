@@ -35,6 +35,8 @@ describe('pdf-md quality: olmOCR-bench-style unit tests on real PDFs', () => {
     const p = parseMarkdown(md);
     const doc = 'x';
     assert.ok(runCase(p, { doc, type: 'heading', text: 'Title', level: 1 }));
+    assert.ok(runCase(parseMarkdown('## 1. Introduction'), { doc, type: 'heading', text: '1. Introduction' }), 'a numbered heading keeps its number');
+    assert.ok(runCase(parseMarkdown('1. first item'), { doc, type: 'present', text: 'first item' }));
     assert.ok(!runCase(p, { doc, type: 'heading', text: 'Title', level: 2 }));
     assert.ok(runCase(p, { doc, type: 'present', text: 'A sentence that runs  across a break.' }));
     assert.ok(!runCase(p, { doc, type: 'present', text: 'page 2' }), 'comments are not text');
