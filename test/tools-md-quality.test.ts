@@ -64,3 +64,27 @@ describe('pdf-md quality: olmOCR-bench-style unit tests on real PDFs', () => {
     for (const c of CATEGORIES) assert.ok(report.byCategory[c].passed >= floor.passed[c], `${c}: ${report.byCategory[c].passed} passed, floor ${floor.passed[c]} (${summary})`);
   });
 });
+
+describe('pdf-json structure on a real manual', () => {
+  it('marks libtasn1\'s page numbers as furniture, its sections as headings, its examples as code', async () => {
+    const doc = caseDocuments().find((d) => d.name === 'libtasn1')!;
+    const result = await runTool('pdf-json', new Uint8Array(doc.pdf), noOcr);
+    await assertMatchesContract('pdfJson', 200, result);
+    const blocks = result.pages.flatMap((p) => p.blocks);
+    const kindOf = (text: string) => blocks.find((b) => b.text.replace(/\s+/g, ' ').includes(text));
+    const exactly = (text: string) => blocks.find((b) => b.text === text);
+    // Kinds are judged page by page (a split job must answer the same): a page number set
+    // apart is furniture; a running header's text needs other pages, which only pdf-md sees.
+    assert.equal(exactly('23')?.kind, 'header');
+    assert.equal(exactly('2.2 Naming')?.kind, 'heading');
+    assert.equal(kindOf('2.2 Naming . .')?.kind, 'list', 'the contents entry is a list item, not a heading');
+    assert.equal(kindOf('Version ::= INTEGER')?.kind, 'code');
+    assert.equal(kindOf('This document describes the Libtasn1 library')?.kind, 'paragraph');
+    for (const p of result.pages) for (const b of p.blocks) assert.equal(b.page, p.page);
+    // Levels only on headings, and the chapter outranks its sections.
+    assert.ok(blocks.every((b) => (b.kind === 'heading') === (b.level !== null)));
+    assert.ok(exactly('2 ASN.1 structure handling')!.level! < exactly('2.1 ASN.1 syntax')!.level!);
+    // Numbered pages (3-36) carry their number as furniture.
+    assert.ok(blocks.filter((b) => b.kind === 'footer' || b.kind === 'header').length >= 30);
+  });
+});

@@ -42,8 +42,10 @@ interface Part {
 
 const BULLET = /^([•◦▪▫‣●○■□·∙–—*+-])\s+(.*)$/u;
 const NUMBERED = /^(\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})([.)])\s+(.*)$/;
+/** A line that starts a list item (bullet or number). */
+export const LIST_LINE = new RegExp(`${BULLET.source}|${NUMBERED.source}`, 'u');
 /** A table-of-contents entry: title, a dot leader, a page number. */
-const TOC_LINE = /^(.*?\S)\s*(?:\.\s*){4,}\s*(\d{1,4}|[ivxlc]{1,6})?$/i;
+export const TOC_LINE = /^(.*?\S)\s*(?:\.\s*){4,}\s*(\d{1,4}|[ivxlc]{1,6})?$/i;
 const MONO = /mono|courier|cmtt|typewriter|consol|menlo|inconsolata|code|lmtt|sfmono|fixed|ttf?\d/i;
 
 const escapeCell = (s: string) => s.replace(/\|/g, '\\|');
@@ -58,7 +60,8 @@ export function tableToMarkdown(rows: string[][]): string {
 /** Escapes text that Markdown would otherwise read as structure. */
 const escapeText = (s: string) => s.replace(/^(#{1,6}\s|>|\d+[.)]\s|[-*+]\s)/, '\\$1');
 
-const isMono = (f: Fragment): boolean => {
+/** Whether a fragment is set (80% or more of its characters) in a monospaced font. */
+export const isMonoFragment = (f: Fragment): boolean => {
   let mono = 0;
   let all = 0;
   for (const r of f.runs) {
@@ -166,19 +169,28 @@ function tocToParts(lines: Fragment[], vocab: Vocabulary): Part[] {
   });
 }
 
-/** The block cut where lines change between a monospaced font and another. */
-function segments(block: Block): Block[] {
-  const out: Block[] = [];
+/** The block cut where lines change between a monospaced font and another, each part with its own box. */
+export function segments(block: Block): Block[] {
+  const out: Fragment[][] = [];
   let cur: Fragment[] = [];
   for (const l of block.lines) {
-    if (cur.length && isMono(l) !== isMono(cur[0])) {
-      out.push({ ...block, lines: cur });
+    if (cur.length && isMonoFragment(l) !== isMonoFragment(cur[0])) {
+      out.push(cur);
       cur = [];
     }
     cur.push(l);
   }
-  if (cur.length) out.push({ ...block, lines: cur });
-  return out.length === 1 ? [block] : out;
+  if (cur.length) out.push(cur);
+  if (out.length === 1) return [block];
+  return out.map((lines) => ({
+    lines,
+    x0: Math.min(...lines.map((l) => l.x0)),
+    x1: Math.max(...lines.map((l) => l.x1)),
+    top: Math.min(...lines.map((l) => l.top)),
+    bottom: Math.max(...lines.map((l) => l.bottom)),
+    size: lines[0].size,
+    fontId: lines[0].fontId,
+  }));
 }
 
 interface PageModel {
@@ -216,7 +228,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
     // more columns wins: rules that frame only part of a table (FHS's man page table) would
     // otherwise scatter its other columns.
-    let aligned = findAlignedTables(kept, bodySize, (row) => row.every(isMono) || row.some((f) => TOC_LINE.test(f.text)));
+    let aligned = findAlignedTables(kept, bodySize, (row) => row.every(isMonoFragment) || row.some((f) => TOC_LINE.test(f.text)));
     const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
     const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
     const ruled = v.value.tables.filter((t) => !aligned.some((a) => overlaps(a, t) && width(a) > width(t)));
@@ -249,7 +261,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
 
   // Heading levels from the document-wide size hierarchy (table-of-contents and code lines aside).
   const isToc = (b: Block) => b.lines.some((l) => TOC_LINE.test(l.text));
-  const isCode = (b: Block) => b.lines.every(isMono);
+  const isCode = (b: Block) => b.lines.every(isMonoFragment);
   const textBlocks = pages.flatMap((items) => (items ?? []).flatMap((it) => (it.kind === 'text' ? [it.block] : [])));
   const monoChars = textBlocks.reduce((n, b) => n + (isCode(b) ? b.lines.reduce((k, l) => k + l.text.length, 0) : 0), 0);
   const allChars = textBlocks.reduce((n, b) => n + b.lines.reduce((k, l) => k + l.text.length, 0), 0);
@@ -338,7 +350,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       flushToc();
       // A block may hold prose and a listing (the spacing alone did not part them): split at font changes.
       for (const seg of codeWanted ? segments(it.block) : [it.block]) {
-        if (codeWanted && seg.lines.every(isMono)) {
+        if (codeWanted && seg.lines.every(isMonoFragment)) {
           code.push(...seg.lines);
           continue;
         }

@@ -110,8 +110,16 @@ export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
   rowsByPage.forEach((rows) => {
     const take = (r: Row) => r.band && r.apart && (recurs(r) || isPageNumber(r));
     // From the top edge down, then from the bottom edge up, at most three rows each.
-    for (let i = 0; i < Math.min(3, rows.length) && take(rows[i]) && rows[i].band === 'top'; i++) for (const f of rows[i].fragments) out.add(f);
-    for (let i = rows.length - 1; i >= Math.max(0, rows.length - 3) && take(rows[i]) && rows[i].band === 'bottom'; i--) for (const f of rows[i].fragments) out.add(f);
+    let i = 0;
+    for (; i < Math.min(3, rows.length) && take(rows[i]) && rows[i].band === 'top'; i++) for (const f of rows[i].fragments) out.add(f);
+    let j = rows.length - 1;
+    for (; j >= Math.max(i, rows.length - 3) && take(rows[j]) && rows[j].band === 'bottom'; j--) for (const f of rows[j].fragments) out.add(f);
+    // The edge row that is not all furniture may still end in a page number ("Chapter 4: ... 23"
+    // on a page whose header place is not yet known to recur).
+    for (const r of [rows[i], rows[j]]) {
+      if (!r?.band || !r.apart || r.fragments.length < 2) continue;
+      for (const f of [r.fragments[0], r.fragments[r.fragments.length - 1]]) if (PAGE_NUMBER.test(f.text.trim())) out.add(f);
+    }
   });
   return out;
 }
