@@ -348,6 +348,14 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
         continue;
       }
       flushToc();
+      // A footnote mark set apart from its line (a small lone number, as FOP sets them) goes
+      // back to the end of the paragraph before it, as a Markdown footnote reference.
+      const only = it.block.lines.length === 1 ? it.block.lines[0].text.trim() : '';
+      if (/^\d{1,3}$/.test(only) && it.block.size < 0.85 * body) {
+        const prev = out[out.length - 1];
+        if (prev?.kind === 'para') prev.md += `[^${only}]`;
+        continue;
+      }
       // A block may hold prose and a listing (the spacing alone did not part them): split at font changes.
       for (const seg of codeWanted ? segments(it.block) : [it.block]) {
         if (codeWanted && seg.lines.every(isMonoFragment)) {
