@@ -9,6 +9,7 @@ import { AppError } from '../src/http/app-error.ts';
 import { createOcrEngine } from '../src/tools/invoice/ocr-engine.ts';
 import { estimatedPages, inspectDocument } from '../src/tools/inspect-document.ts';
 import { openPdf } from '../src/tools/pdf/open-pdf.ts';
+import { pdfMd } from '../src/tools/pdf-md.tool.ts';
 import { runTool } from '../src/tools/run-tool.ts';
 import { corruptPdf, imageOnlyPagePdf, multiPagePdf, onePagePdf, rotatedPdf, scannedPagePng, structuredPdf, truncate } from './fixtures/pdf-fixtures.ts';
 import { encryptedPdf, textPdf, writePdf } from './fixtures/raw-pdf.ts';
@@ -108,7 +109,15 @@ describe('pdf-md', () => {
   it('marks an image-only page with a comment instead of inventing text', async () => {
     const doc = await imageOnlyPagePdf();
     const { markdown } = await runTool('pdf-md', doc.bytes, deps);
-    assert.equal(markdown, 'Text before the scan\n\n<!-- page 2: no text layer (image-only or unreadable page) -->\n\nText after the scan\n');
+    assert.equal(markdown, '<!-- page 1 -->\n\nText before the scan\n\n<!-- page 2: no text layer (image-only or unreadable page) -->\n\n<!-- page 3 -->\n\nText after the scan\n');
+    // Without page anchors, only the missing page is marked.
+    const pdf = await openPdf(doc.bytes);
+    try {
+      const plain = await pdfMd(pdf, undefined, { pageAnchors: false });
+      assert.equal(plain.markdown, 'Text before the scan\n\n<!-- page 2: no text layer (image-only or unreadable page) -->\n\nText after the scan\n');
+    } finally {
+      pdf.destroy();
+    }
   });
 });
 

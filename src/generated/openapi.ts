@@ -1233,13 +1233,16 @@ export interface components {
       /** @description The page count. */
       pages: number;
     };
-    /** @description Result of `pdfMd`. `pages` and `page_count` are the same number (both names are in use). */
+    /** @description Result of `pdfMd`. `pages` is the page count; `page_count` repeats it and is deprecated. */
     PdfMdResult: {
-      /** @description The document as Markdown. */
+      /** @description The document as Markdown. Each page starts with the anchor `<!-- page N -->` (inside a paragraph when a page break cuts it); running headers, footers and page numbers are left out; headings come from the document's font sizes (and bold numbered lines); code in a monospaced font is fenced; tables (ruled or aligned by whitespace) are pipe tables; the table of contents is a list. A page without a text layer is the comment `<!-- page N: no text layer (image-only or unreadable page) -->`. */
       markdown: string;
       /** @description The page count. */
       pages: number;
-      /** @description The page count (same as `pages`). */
+      /**
+       * @deprecated
+       * @description Deprecated: the same number as `pages`, which is the one to read. Still sent so clients that read it keep working; it will be removed in a later version of the API.
+       */
       page_count: number;
     };
     /** @description Result of `pdfJson`. */
@@ -1258,7 +1261,7 @@ export interface components {
       /** @description The text blocks in reading order. */
       blocks: components["schemas"]["PdfTextBlock"][];
     };
-    /** @description A run of text with its box; `x`, `y` from the top-left corner of the page. */
+    /** @description A block of text (a paragraph, a heading, a list item run, a code listing, table text or page furniture) with its box: `x`, `y`, `width`, `height` from the top-left corner of the page. Every character of the page is in some block, furniture included (marked `header` or `footer`), so the blocks' words are pdf-text's words. Kinds are judged page by page (long documents are split across workers and the answer does not depend on the split): furniture is what one page shows as such (page numbers set apart at the top or bottom), and heading levels rank the page's own font sizes. pdf-md judges across the document. */
     PdfTextBlock: {
       text: string;
       x: number;
@@ -1268,6 +1271,15 @@ export interface components {
       font_size: number;
       /** @description The font's name, `null` when the PDF does not name it. */
       font_name: string | null;
+      /**
+       * @description What the block is. `header` and `footer` are page furniture (running headers and footers, page numbers); `code` is set in a monospaced font; `table` is text of a table found from aligned columns.
+       * @enum {string}
+       */
+      kind: "heading" | "paragraph" | "list" | "code" | "table" | "header" | "footer";
+      /** @description For a heading, its level from 1 (largest font size); `null` for other kinds. */
+      level: number | null;
+      /** @description The page the block is on, from 1. */
+      page: number;
     };
     /**
      * @description A decimal number as a string (`.` as the decimal separator), in the document's currency units.

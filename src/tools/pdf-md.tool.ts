@@ -1,26 +1,52 @@
 /**
- * pdf-md: Markdown from the page layout. Headings come from the font-size hierarchy of the
- * whole document (the most used size is body text; the larger sizes, biggest first, become
- * #, ## and ###), bullets and numbers become lists, ruled tables become pipe tables.
+ * pdf-md: Markdown an agent can feed a language model without cleaning it first.
+ *
+ * - Page furniture (running headers and footers, page numbers) is left out, found across the
+ *   whole document (pdf/page-furniture.ts); each page starts with an anchor `<!-- page N -->`
+ *   so a reader can cite a page (option `pageAnchors: false` leaves them out).
+ * - Headings come from the font-size hierarchy of the whole document (the most used size is
+ *   body text; the larger sizes, biggest first, become #, ## and ###).
+ * - Paragraphs flow: a paragraph cut by a column or page break (no sentence end before, a
+ *   lower-case start after) is joined again, and line-end hyphens are joined when the document
+ *   itself never writes the pair as a hyphenated compound (flow-text.ts).
+ * - Lines set in a monospaced font become fenced code blocks, with their indentation.
+ * - Table-of-contents lines (dot leaders) become a list, never headings.
+ * - Bullets and numbers become lists, ruled tables become pipe tables.
  * A page without a text layer (a scan) adds an HTML comment saying so, so a reader of the
  * Markdown knows content is missing rather than absent.
  */
 import type { PdfDocument } from './pdf/open-pdf.ts';
 import { mapPages } from './pdf/pdf-pages.ts';
 import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
+import { findFurniture } from './pdf/page-furniture.ts';
 import { buildBlocks, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
 import { findTables, readRulings, type Table } from './pdf/ruled-tables.ts';
+import { findAlignedTables } from './pdf/aligned-tables.ts';
+import { fixSymbols, joinLines, Vocabulary } from './pdf/flow-text.ts';
 import type { PdfMdResult, ProgressFn } from './tool-types.ts';
+
+export interface PdfMdOptions {
+  /** `<!-- page N -->` before each page's text (default true). */
+  pageAnchors?: boolean;
+}
 
 type PageItem = { kind: 'text'; block: Block; bold: boolean } | { kind: 'table'; table: Table };
 
-interface PageModel {
-  items: PageItem[];
-  empty: boolean;
+/** One rendered piece of a page, with what the page-to-page joining needs to know. */
+interface Part {
+  md: string;
+  kind: 'para' | 'heading' | 'list' | 'code' | 'table' | 'toc' | 'other';
+  /** For code: the fragments, so a listing cut by a page break stays one block. */
+  code?: Fragment[][];
 }
 
 const BULLET = /^([•◦▪▫‣●○■□·∙–—*+-])\s+(.*)$/u;
 const NUMBERED = /^(\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})([.)])\s+(.*)$/;
+/** A line that starts a list item (bullet or number). */
+export const LIST_LINE = new RegExp(`${BULLET.source}|${NUMBERED.source}`, 'u');
+/** A table-of-contents entry: title, a dot leader, a page number. */
+export const TOC_LINE = /^(.*?\S)\s*(?:\.\s*){4,}\s*(\d{1,4}|[ivxlc]{1,6})?$/i;
+const MONO = /mono|courier|cmtt|typewriter|consol|menlo|inconsolata|code|lmtt|sfmono|fixed|ttf?\d/i;
 
 const escapeCell = (s: string) => s.replace(/\|/g, '\\|');
 
@@ -31,30 +57,73 @@ export function tableToMarkdown(rows: string[][]): string {
   return [line(norm[0]), line(norm[0].map(() => '---')), ...norm.slice(1).map(line)].join('\n');
 }
 
-const joinLines = (lines: string[]): string =>
-  lines.reduce((acc, l) => (acc === '' ? l : /[A-Za-z]-$/.test(acc) && /^[a-z]/.test(l) ? acc + l : `${acc} ${l}`), '');
-
 /** Escapes text that Markdown would otherwise read as structure. */
 const escapeText = (s: string) => s.replace(/^(#{1,6}\s|>|\d+[.)]\s|[-*+]\s)/, '\\$1');
+
+/** Whether a fragment is set (80% or more of its characters) in a monospaced font. */
+export const isMonoFragment = (f: Fragment): boolean => {
+  let mono = 0;
+  let all = 0;
+  for (const r of f.runs) {
+    all += r.text.length;
+    if (MONO.test(r.fontId)) mono += r.text.length;
+  }
+  return all > 0 && mono >= 0.8 * all;
+};
+
+/**
+ * A code listing as text: rows by baseline, indentation and inner spacing from x-positions
+ * in character widths of the monospaced font, a blank line where the listing has one.
+ */
+function codeToMarkdown(fragments: Fragment[]): string {
+  const rows: Fragment[][] = [];
+  for (const f of fragments) {
+    const row = rows.find((r) => Math.abs(r[0].baseline - f.baseline) <= 0.35 * f.size && r[0].page === f.page);
+    if (row) row.push(f);
+    else rows.push([f]);
+  }
+  const charWidth = (f: Fragment) => (f.x1 - f.x0) / Math.max(1, f.text.length);
+  const widths = fragments.filter((f) => f.text.length >= 4).map(charWidth).sort((a, b) => a - b);
+  const cw = widths[Math.floor(widths.length / 2)] || 6;
+  const minX = Math.min(...fragments.map((f) => f.x0));
+  const steps = rows.slice(1).map((r, i) => (r[0].page === rows[i][0].page ? r[0].baseline - rows[i][0].baseline : 0)).filter((s) => s > 0).sort((a, b) => a - b);
+  const step = steps[0] ?? 0;
+  const out: string[] = [];
+  rows.forEach((row, i) => {
+    row.sort((a, b) => a.x0 - b.x0);
+    if (i > 0 && step && row[0].page === rows[i - 1][0].page && row[0].baseline - rows[i - 1][0].baseline > step * 1.6) out.push('');
+    let line = '';
+    for (const f of row) {
+      const col = Math.max(0, Math.round((f.x0 - minX) / cw));
+      line += ' '.repeat(Math.max(line ? 1 : 0, col - line.length)) + f.text;
+    }
+    out.push(line.replace(/\s+$/, ''));
+  });
+  const fence = out.some((l) => l.includes('```')) ? '~~~' : '```';
+  return `${fence}\n${out.join('\n')}\n${fence}`;
+}
 
 interface ListState {
   markerX: number[];
 }
 
 /** Renders one text block: a heading, a list run, or a paragraph. */
-function blockToMarkdown(block: Block, headingLevel: number | null, bold: boolean): string {
+function blockToParts(block: Block, headingLevel: number | null, bold: boolean, vocab: Vocabulary): Part[] {
   const texts = block.lines.map((l) => l.text);
-  if (headingLevel) return `${'#'.repeat(headingLevel)} ${joinLines(texts)}`;
-  const out: string[] = [];
+  if (headingLevel) return [{ md: `${'#'.repeat(headingLevel)} ${joinLines(texts, vocab)}`, kind: 'heading' }];
+  const out: Part[] = [];
   let para: string[] = [];
   let item: { indent: number; marker: string; text: string[] } | null = null;
   const list: ListState = { markerX: [] };
   const flushPara = () => {
-    if (para.length) out.push(bold && para.join(' ').length <= 120 ? `**${joinLines(para)}**` : escapeText(joinLines(para)));
+    if (para.length) {
+      const text = joinLines(para, vocab);
+      out.push(bold && text.length <= 120 ? { md: `**${text}**`, kind: 'other' } : { md: escapeText(text), kind: 'para' });
+    }
     para = [];
   };
   const flushItem = () => {
-    if (item) out.push(`${'  '.repeat(item.indent)}${item.marker} ${joinLines(item.text)}`);
+    if (item) out.push({ md: `${'  '.repeat(item.indent)}${item.marker} ${joinLines(item.text, vocab)}`, kind: 'list' });
     item = null;
   };
   const levelOf = (x: number) => {
@@ -86,81 +155,224 @@ function blockToMarkdown(block: Block, headingLevel: number | null, bold: boolea
   }
   flushItem();
   flushPara();
-  return out.join(out.some((l) => /^\s*(-|\d+\.) /.test(l)) ? '\n' : '\n\n');
+  return out;
 }
 
-/** Lines of one block that start list items belong in the same list even across blocks. */
-const isListBlock = (md: string) => /^\s*(-|\d+\.) /.test(md);
+/** Table-of-contents lines as list items, nested by their indentation. */
+function tocToParts(lines: Fragment[], vocab: Vocabulary): Part[] {
+  const xs = [...new Set(lines.map((l) => Math.round(l.x0 / 4)))].sort((a, b) => a - b);
+  return lines.map((l) => {
+    const m = TOC_LINE.exec(l.text);
+    const title = joinLines([m ? m[1].replace(/\s*\.$/, '') : l.text], vocab);
+    const page = m?.[2] ? ` (page ${m[2]})` : '';
+    return { md: `${'  '.repeat(Math.min(3, xs.indexOf(Math.round(l.x0 / 4))))}- ${title}${page}`, kind: 'toc' as const };
+  });
+}
 
-export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn): Promise<PdfMdResult> {
+/** The block cut where lines change between a monospaced font and another, each part with its own box. */
+export function segments(block: Block): Block[] {
+  const out: Fragment[][] = [];
+  let cur: Fragment[] = [];
+  for (const l of block.lines) {
+    if (cur.length && isMonoFragment(l) !== isMonoFragment(cur[0])) {
+      out.push(cur);
+      cur = [];
+    }
+    cur.push(l);
+  }
+  if (cur.length) out.push(cur);
+  if (out.length === 1) return [block];
+  return out.map((lines) => ({
+    lines,
+    x0: Math.min(...lines.map((l) => l.x0)),
+    x1: Math.max(...lines.map((l) => l.x1)),
+    top: Math.min(...lines.map((l) => l.top)),
+    bottom: Math.max(...lines.map((l) => l.bottom)),
+    size: lines[0].size,
+    fontId: lines[0].fontId,
+  }));
+}
+
+interface PageModel {
+  frameHeight: number;
+  fragments: Fragment[];
+  tables: Table[];
+}
+
+export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: PdfMdOptions = {}): Promise<PdfMdResult> {
+  const anchors = options.pageAnchors ?? true;
+  // Pass 1: each page's fragments and ruled tables. Furniture and vocabulary need the whole document.
   const visits = await mapPages(
     doc,
-    (page): PageModel => {
+    (page, pageNumber): PageModel => {
       const { frame, fragments } = readPageText(page);
-      if (!fragments.length) return { items: [], empty: true };
-      const tables = findTables(readRulings(page, frame), fragments);
-      const inTable = (f: Fragment) => tables.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
-      type Placed = Box & ({ fragment: Fragment } | { table: Table });
-      const placed: Placed[] = [
-        ...fragments.filter((f) => !inTable(f)).map((f) => ({ ...pick(f), fragment: f })),
-        ...tables.map((t) => ({ x0: t.x0, x1: t.x1, top: t.top, bottom: t.bottom, baseline: t.bottom, size: (t.bottom - t.top) / 0.85, table: t })),
-      ];
-      const ordered = readingOrder(placed);
-      const items: PageItem[] = [];
-      let run: Fragment[] = [];
-      const flush = () => {
-        for (const block of buildBlocks(run)) {
-          const fontName = fontNameOf(block.fontId);
-          items.push({ kind: 'text', block, bold: isBoldFont(fontName) });
-        }
-        run = [];
-      };
-      for (const p of ordered) {
-        if ('table' in p) {
-          flush();
-          items.push({ kind: 'table', table: p.table });
-        } else run.push(p.fragment);
-      }
-      flush();
-      return { items, empty: false };
+      for (const f of fragments) f.page = pageNumber;
+      const tables = fragments.length ? findTables(readRulings(page, frame), fragments) : [];
+      return { frameHeight: frame.height, fragments, tables };
     },
     onProgress,
   );
+  const furniture = findFurniture(visits.map((v) => ({ height: v.value?.frameHeight ?? 0, fragments: v.value?.fragments ?? [] })));
+  const vocab = new Vocabulary();
+  for (const v of visits) for (const f of v.value?.fragments ?? []) if (!furniture.has(f)) vocab.addLine(f.text);
 
-  // Heading levels from the document-wide size hierarchy.
+  // Body text size (by characters), for telling columns of prose from tables.
+  const bodyChars = new Map<number, number>();
+  for (const v of visits) for (const f of v.value?.fragments ?? []) bodyChars.set(Math.round(f.size), (bodyChars.get(Math.round(f.size)) ?? 0) + f.text.length);
+  const bodySize = [...bodyChars.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 10;
+
+  // Pass 2: reading order and blocks of what remains.
+  const pages = visits.map((v) => {
+    if (!v.value || !v.value.fragments.length) return null;
+    const kept = v.value.fragments.filter((f) => !furniture.has(f));
+    // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
+    // more columns wins: rules that frame only part of a table (FHS's man page table) would
+    // otherwise scatter its other columns.
+    let aligned = findAlignedTables(kept, bodySize, (row) => row.every(isMonoFragment) || row.some((f) => TOC_LINE.test(f.text)));
+    const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
+    const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
+    const ruled = v.value.tables.filter((t) => !aligned.some((a) => overlaps(a, t) && width(a) > width(t)));
+    aligned = aligned.filter((a) => !ruled.some((t) => overlaps(a, t)));
+    const inRuled = (f: Fragment) => ruled.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
+    const inAligned = new Set(aligned.flatMap((t) => t.fragments));
+    const outside = kept.filter((f) => !inRuled(f));
+    const tables: Table[] = [...ruled, ...aligned.map(({ fragments: _, ...t }) => t)];
+    const fragments = outside.filter((f) => !inAligned.has(f));
+    type Placed = Box & ({ fragment: Fragment } | { table: Table });
+    const placed: Placed[] = [
+      ...fragments.map((f) => ({ ...pick(f), fragment: f })),
+      ...tables.map((t) => ({ x0: t.x0, x1: t.x1, top: t.top, bottom: t.bottom, baseline: t.bottom, size: (t.bottom - t.top) / 0.85, table: t })),
+    ];
+    const items: PageItem[] = [];
+    let run: Fragment[] = [];
+    const flush = () => {
+      for (const block of buildBlocks(run)) items.push({ kind: 'text', block, bold: isBoldFont(fontNameOf(block.fontId)) });
+      run = [];
+    };
+    for (const p of readingOrder(placed)) {
+      if ('table' in p) {
+        flush();
+        items.push({ kind: 'table', table: p.table });
+      } else run.push(p.fragment);
+    }
+    flush();
+    return items;
+  });
+
+  // Heading levels from the document-wide size hierarchy (table-of-contents and code lines aside).
+  const isToc = (b: Block) => b.lines.some((l) => TOC_LINE.test(l.text));
+  const isCode = (b: Block) => b.lines.every(isMonoFragment);
+  const textBlocks = pages.flatMap((items) => (items ?? []).flatMap((it) => (it.kind === 'text' ? [it.block] : [])));
+  const monoChars = textBlocks.reduce((n, b) => n + (isCode(b) ? b.lines.reduce((k, l) => k + l.text.length, 0) : 0), 0);
+  const allChars = textBlocks.reduce((n, b) => n + b.lines.reduce((k, l) => k + l.text.length, 0), 0);
+  // A document set wholly in a typewriter font has no code to tell apart from its prose.
+  const codeWanted = monoChars < 0.5 * allChars;
   const sizeChars = new Map<number, number>();
-  for (const v of visits) for (const it of v.value?.items ?? []) if (it.kind === 'text') for (const l of it.block.lines) sizeChars.set(Math.round(l.size * 2) / 2, (sizeChars.get(Math.round(l.size * 2) / 2) ?? 0) + l.text.length);
+  for (const b of textBlocks) for (const l of b.lines) sizeChars.set(Math.round(l.size * 2) / 2, (sizeChars.get(Math.round(l.size * 2) / 2) ?? 0) + l.text.length);
   const body = [...sizeChars.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
-  const headingSizes = [...new Set(
-    visits.flatMap((v) => (v.value?.items ?? []).flatMap((it) => (it.kind === 'text' && it.block.lines.length <= 3 ? [Math.round(it.block.size * 2) / 2] : []))),
-  )]
+  const headingSizes = [...new Set(textBlocks.filter((b) => b.lines.length <= 3 && !isToc(b)).map((b) => Math.round(b.size * 2) / 2))]
     .filter((s) => s >= body * 1.15)
     .sort((a, b) => b - a);
   const levelOf = (size: number): number | null => {
     const i = headingSizes.indexOf(Math.round(size * 2) / 2);
     return i < 0 ? null : Math.min(i + 1, 3);
   };
+  // A bold numbered line at body size ("1. Introduction", "3.2 Naming"): a heading below the
+  // sized ones, one level deeper per number.
+  const numberedLevel = (b: Block, bold: boolean): number | null => {
+    if (!bold || b.lines.length > 2) return null;
+    const text = b.lines.map((l) => l.text).join(' ');
+    const m = /^((?:\d{1,2}\.)*\d{1,2})\.?\s+\p{Lu}/u.exec(text);
+    if (!m || text.length > 90 || /[.:;,]$/.test(text)) return null;
+    return Math.min(6, Math.min(headingSizes.length, 3) + m[1].split('.').length);
+  };
 
-  const parts: string[] = [];
-  for (const v of visits) {
-    if (!v.value || v.value.empty) {
-      parts.push(`<!-- page ${v.pageNumber}: no text layer (image-only or unreadable page) -->`);
-      continue;
+  const out: Part[] = [];
+  const push = (part: Part, pageStart: string | null) => {
+    const prev = out[out.length - 1];
+    // A paragraph cut by a column or page break: no sentence end before, lower case after.
+    if (prev && prev.kind === 'para' && part.kind === 'para' && !/[.!?:;]["”’)\]]?$/.test(prev.md) && /^[a-z(]/.test(part.md)) {
+      const joined = joinLines([prev.md, part.md], vocab);
+      if (pageStart) {
+        // The anchor goes where the page begins: at the joining space, or after a word the break hyphenated.
+        const at = joined.startsWith(prev.md + ' ') ? prev.md.length : joined.indexOf(' ', prev.md.length - 1);
+        prev.md = at < 0 ? `${joined} ${pageStart}` : `${joined.slice(0, at)} ${pageStart} ${joined.slice(at).trimStart()}`;
+      } else prev.md = joined;
+      return;
     }
-    for (const it of v.value.items) {
+    // A listing cut by a page break stays one fenced block.
+    if (prev && prev.kind === 'code' && part.kind === 'code' && prev.code && part.code) {
+      prev.code.push(...part.code);
+      prev.md = codeToMarkdown(prev.code.flat());
+      return;
+    }
+    // Consecutive list items split into blocks by spacing stay one list.
+    if (prev && (prev.kind === 'list' || prev.kind === 'toc') && prev.kind === part.kind && !pageStart) {
+      prev.md = `${prev.md}\n${part.md}`;
+      return;
+    }
+    if (pageStart) out.push({ md: pageStart, kind: 'other' });
+    out.push(part);
+  };
+  pages.forEach((items, i) => {
+    const pageNumber = visits[i].pageNumber;
+    if (!items) {
+      out.push({ md: `<!-- page ${pageNumber}: no text layer (image-only or unreadable page) -->`, kind: 'other' });
+      return;
+    }
+    let pageStart: string | null = anchors ? `<!-- page ${pageNumber} -->` : null;
+    const emit = (part: Part) => {
+      push(part, pageStart);
+      pageStart = null;
+    };
+    let code: Fragment[] = [];
+    let toc: Fragment[] = [];
+    const flushCode = () => {
+      if (code.length) emit({ md: codeToMarkdown(code), kind: 'code', code: [code] });
+      code = [];
+    };
+    const flushToc = () => {
+      for (const p of tocToParts(toc, vocab)) emit(p);
+      toc = [];
+    };
+    for (const it of items) {
       if (it.kind === 'table') {
-        if (it.table.rows.length) parts.push(tableToMarkdown(it.table.rows));
+        flushCode();
+        flushToc();
+        if (it.table.rows.length) emit({ md: tableToMarkdown(it.table.rows), kind: 'table' });
         continue;
       }
-      const level = it.block.lines.length <= 3 ? levelOf(it.block.size) : null;
-      const md = blockToMarkdown(it.block, level, it.bold);
-      const prev = parts[parts.length - 1];
-      // Consecutive list items split into blocks by spacing stay one list.
-      if (prev !== undefined && isListBlock(md) && isListBlock(prev.split('\n').pop() ?? '')) parts[parts.length - 1] = `${prev}\n${md}`;
-      else parts.push(md);
+      if (isToc(it.block)) {
+        flushCode();
+        toc.push(...it.block.lines);
+        continue;
+      }
+      flushToc();
+      // A footnote mark set apart from its line (a small lone number, as FOP sets them) goes
+      // back to the end of the paragraph before it, as a Markdown footnote reference.
+      const only = it.block.lines.length === 1 ? it.block.lines[0].text.trim() : '';
+      if (/^\d{1,3}$/.test(only) && it.block.size < 0.85 * body) {
+        const prev = out[out.length - 1];
+        if (prev?.kind === 'para') prev.md += `[^${only}]`;
+        continue;
+      }
+      // A block may hold prose and a listing (the spacing alone did not part them): split at font changes.
+      for (const seg of codeWanted ? segments(it.block) : [it.block]) {
+        if (codeWanted && seg.lines.every(isMonoFragment)) {
+          code.push(...seg.lines);
+          continue;
+        }
+        flushCode();
+        const level = seg.lines.length <= 3 ? (levelOf(seg.size) ?? numberedLevel(seg, it.bold)) : null;
+        for (const p of blockToParts(seg, level, it.bold, vocab)) emit(p);
+      }
     }
-  }
-  return { markdown: parts.join('\n\n') + '\n', pages: doc.numPages, page_count: doc.numPages };
+    flushCode();
+    flushToc();
+    if (pageStart) out.push({ md: pageStart, kind: 'other' });
+  });
+  const markdown = out.map((p) => (p.kind === 'code' ? p.md : fixSymbols(p.md))).join('\n\n') + '\n';
+  return { markdown, pages: doc.numPages, page_count: doc.numPages };
 }
 
 const pick = (f: Fragment): Box => ({ x0: f.x0, x1: f.x1, top: f.top, bottom: f.bottom, baseline: f.baseline, size: f.size });

@@ -24,8 +24,9 @@ export interface PdfTextResult {
 
 export interface PdfMdResult {
   markdown: string;
-  /** Number of pages; `pages` and `page_count` carry the same value (the spec uses both names). */
+  /** Number of pages. */
   pages: number;
+  /** Deprecated: the same value as `pages`, kept for clients that read it. */
   page_count: number;
 }
 
@@ -38,6 +39,12 @@ export interface PdfJsonBlock {
   height: number;
   font_size: number;
   font_name: string | null;
+  /** What the block is; header/footer are page furniture (running headers, page numbers). */
+  kind: 'heading' | 'paragraph' | 'list' | 'code' | 'table' | 'header' | 'footer';
+  /** Heading level from 1 (largest) for headings, null otherwise. */
+  level: number | null;
+  /** Page number, from 1 (the page the block is on). */
+  page: number;
 }
 
 export interface PdfJsonPage {

@@ -21,4 +21,9 @@ export function baseFontName(pdfium: Pdfium, font: number, scratch: { ptr: numbe
 /** The font name of a run's fontId (OCR runs and unnamed fonts have none). */
 export const fontNameOf = (fontId: string): string | null => (fontId && !fontId.startsWith('ocr:') ? fontId : null);
 
-export const isBoldFont = (name: string | null): boolean => !!name && /bold|black|heavy|semibold|demi/i.test(name);
+/**
+ * Bold by name: the usual weight words, URW's "-Medi" (Nimbus Roman Medium is Times Bold),
+ * and TeX's font names, which spell weight as "bx" (CMBX12, CMSSBX10) or "sx" (SFSX1095).
+ */
+export const isBoldFont = (name: string | null): boolean =>
+  !!name && /bold|black|heavy|semibold|demi|-medi(um)?$|^(cm|ec|tc|lm|sf)\w*bx\d|^sfsx\d|^cmssbx/i.test(name);

@@ -28,6 +28,8 @@ export interface TextRun {
  */
 export interface Fragment extends TextRun {
   runs: TextRun[];
+  /** Page number, set by tools that work across pages (pdf-md). */
+  page?: number;
 }
 
 export interface Frame {

@@ -1,0 +1,175 @@
+/**
+ * Tables without rules: rows of cells set apart by wide gaps whose left edges line up in
+ * columns over several lines ("Directory   Description / bin   Essential command binaries").
+ * Ruled tables are found from their lines (ruled-tables.ts); these only from x-positions.
+ *
+ * What is not a table, though it also lines up:
+ * - two columns of running text (two columns whose lines are long: a table has at most one
+ *   column of long cells);
+ * - a numbered or bulleted list whose markers sit apart from the text (the first column is
+ *   only markers);
+ * - code listings (monospaced lines are the code block's, indentation and all) and
+ *   table-of-contents lines.
+ * A line with one fragment under a column other than the first continues the row above
+ * (a cell that wraps); a cell that wraps in the first column does the same when the other
+ * cells of its row are empty.
+ */
+import type { Fragment } from './page-layout.ts';
+import type { Table } from './ruled-tables.ts';
+
+export interface AlignedTable extends Table {
+  fragments: Fragment[];
+}
+
+const MARKER = /^(?:[•◦▪▫‣●○■□·∙–—*+-]|\(?\d{1,2}[.)]?|\(?[a-z][.)]|[ivx]{1,4}[.)])$/u;
+
+interface Row {
+  fragments: Fragment[];
+  baseline: number;
+  size: number;
+}
+
+function rowsOf(fragments: Fragment[]): Row[] {
+  const sorted = [...fragments].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
+  const rows: Row[] = [];
+  for (const f of sorted) {
+    const last = rows[rows.length - 1];
+    if (last && Math.abs(f.baseline - last.baseline) <= 0.35 * Math.max(f.size, last.size)) last.fragments.push(f);
+    else rows.push({ fragments: [f], baseline: f.baseline, size: f.size });
+  }
+  for (const r of rows) r.fragments.sort((a, b) => a.x0 - b.x0);
+  return rows;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+/**
+ * Finds aligned tables among a page's fragments. `skipRow` tells rows that belong to
+ * something else (a code line, a contents line); they end a table.
+ */
+export function findAlignedTables(fragments: Fragment[], bodySize: number, skipRow: (row: Fragment[]) => boolean): AlignedTable[] {
+  const rows = rowsOf(fragments);
+  const tables: AlignedTable[] = [];
+  let i = 0;
+  while (i < rows.length) {
+    // A table starts at a row of two or more cells.
+    if (rows[i].fragments.length < 2 || skipRow(rows[i].fragments)) {
+      i++;
+      continue;
+    }
+    const run: Row[] = [rows[i]];
+    let columns = rows[i].fragments.map((f) => f.x0);
+    const tol = Math.max(2, 0.6 * rows[i].size);
+    const columnOf = (x: number) => {
+      let k = -1;
+      for (let c = 0; c < columns.length; c++) if (columns[c] <= x + tol) k = c;
+      return k;
+    };
+    const aligned = (x: number) => columns.some((c) => Math.abs(c - x) <= tol);
+    let j = i + 1;
+    for (; j < rows.length; j++) {
+      const r = rows[j];
+      const prev = run[run.length - 1];
+      if (skipRow(r.fragments)) break;
+      // A wide vertical gap ends the table (a paragraph follows); tables with padded rows
+      // have wide steps throughout, so the bar grows with the steps seen.
+      const step = r.baseline - prev.baseline;
+      const steps = run.slice(1).map((x, n) => x.baseline - run[n].baseline);
+      if (step > Math.max(2.6 * Math.max(r.size, prev.size), 1.5 * Math.max(0, ...steps))) break;
+      if (step > 4 * Math.max(r.size, prev.size)) break;
+      if (r.fragments.length >= 2) {
+        // Every cell starts at a known column, or at most one new column appears.
+        const fresh = r.fragments.filter((f) => !aligned(f.x0));
+        if (fresh.length > 1 || (fresh.length === 1 && fresh[0] === r.fragments[0])) break;
+        if (fresh.length === 1) columns = [...columns, fresh[0].x0].sort((a, b) => a - b);
+        run.push(r);
+        continue;
+      }
+      // One fragment: a wrapped cell when it starts at a column (and, in the first column,
+      // is no wider than a table's cell: a paragraph after the table starts there too).
+      const only = r.fragments[0];
+      const firstWidth = columns.length > 1 ? columns[1] - columns[0] : Infinity;
+      if (aligned(only.x0) && !(Math.abs(only.x0 - columns[0]) <= tol && only.x1 - only.x0 > firstWidth * 1.2)) {
+        run.push(r);
+        continue;
+      }
+      break;
+    }
+    const full = run.filter((r) => r.fragments.length >= 2);
+    const accept = (() => {
+      if (full.length < 3 || columns.length < 2) return false;
+      const cells = columns.map(() => [] as Fragment[]);
+      for (const r of run) for (const f of r.fragments) cells[Math.max(0, columnOf(f.x0))].push(f);
+      // Columns of real cells: a lowered letter or a footnote mark is not one.
+      const real = cells.filter((c) => c.filter((f) => f.text.trim().length >= 2).length >= 2);
+      if (real.length < 2) return false;
+      // Running text in columns: two columns whose lines are long.
+      if (real.filter((c) => median(c.map((f) => f.x1 - f.x0)) >= 10 * bodySize).length >= 2) return false;
+      // A list whose markers stand apart.
+      if (cells[0].length && cells[0].every((f) => MARKER.test(f.text.trim()))) return false;
+      return true;
+    })();
+    if (!accept) {
+      i++;
+      continue;
+    }
+    // Rows: a full row starts one; a single fragment joins the row above in its column.
+    const out: string[][] = [];
+    const used: Fragment[] = [];
+    // A header whose cells sit closer than the gap that parts fragments ("Model object Array
+    // member") is one fragment above the table: split it at its runs that start at columns.
+    const above = rows[i - 1];
+    if (above && above.fragments.length === 1 && rows[i].baseline - above.baseline <= 2.6 * above.size && !skipRow(above.fragments)) {
+      const runs = above.fragments[0].runs;
+      const starts = runs.map((r) => columns.findIndex((c) => Math.abs(c - r.x0) <= tol));
+      if (runs.length >= 2 && starts[0] === 0 && new Set(starts.filter((k) => k >= 0)).size >= 2) {
+        const cells: string[] = columns.map(() => '');
+        let k = 0;
+        runs.forEach((r, n) => {
+          if (starts[n] >= 0) k = starts[n];
+          cells[k] = `${cells[k]} ${r.text}`.trim();
+        });
+        out.push(cells.map((c) => c.replace(/\s+/g, ' ')));
+        used.push(above.fragments[0]);
+      }
+    }
+    for (const r of run) {
+      const cells: string[] = columns.map(() => '');
+      for (const f of r.fragments) {
+        const k = Math.max(0, columnOf(f.x0));
+        cells[k] = cells[k] ? `${cells[k]} ${f.text}` : f.text;
+        used.push(f);
+      }
+      const filled = cells.filter(Boolean).length;
+      if (out.length && filled === 1) {
+        const k = cells.findIndex(Boolean);
+        const last = out[out.length - 1];
+        // Under a later column, or under the first when the row above has its first cell only partly set.
+        if (k > 0 || last.slice(1).some(Boolean)) {
+          last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
+          continue;
+        }
+      }
+      out.push(cells);
+    }
+    // Columns nobody uses (a stray x-position) go.
+    const keep = columns.map((_, k) => out.some((row) => row[k]));
+    const rowsOut = out.map((row) => row.filter((_, k) => keep[k]));
+    // Most cells of a table are filled; prose beside scattered formula pieces is not a table.
+    const fill = rowsOut.reduce((n, row) => n + row.filter(Boolean).length / row.length, 0) / rowsOut.length;
+    if (fill < 0.6) {
+      i++;
+      continue;
+    }
+    tables.push({
+      x0: Math.min(...used.map((f) => f.x0)),
+      x1: Math.max(...used.map((f) => f.x1)),
+      top: Math.min(...used.map((f) => f.top)),
+      bottom: Math.max(...used.map((f) => f.bottom)),
+      rows: rowsOut,
+      fragments: used,
+    });
+    i = i + run.length;
+  }
+  return tables;
+}

@@ -1,0 +1,95 @@
+/**
+ * Text flow for pdf-md: joining the lines of a paragraph, and the words a typesetter broke
+ * at a line end ("manip-" + "ulation"), without breaking real compounds ("state-of-" +
+ * "the-art", "micro-" + "cavities") apart or together wrongly.
+ *
+ * The decision uses the document's own words first (no network, no dictionary download):
+ * if the document writes the joined word somewhere, join; if it writes the hyphenated pair,
+ * or any compound with the same first part ("micro-cavity" for "micro-" + "cavities"),
+ * within a line somewhere, keep the hyphen; otherwise a short list of prefixes that usually
+ * make compounds keeps the hyphen, and anything else is joined (TeX, FOP and word processors
+ * hyphenate words at line ends far more often than a compound happens to break there).
+ */
+
+/** Prefixes that, before a line-end hyphen, usually start a compound ("self-", "non-"). */
+const COMPOUND_PREFIXES = new Set([
+  'self', 'non', 'well', 'multi', 'cross', 'high', 'low', 'long', 'short', 'built', 'user', 'real', 'read', 'write',
+  'one', 'two', 'three', 'four', 'first', 'second', 'third', 'half', 'full', 'end', 'all', 'co', 'ex', 'semi', 'quasi', 'pseudo',
+  'x', 'e', 'run', 'plug', 'sub', 'pre', 'post', 'inter', 'intra', 'anti', 'de', 're',
+]);
+
+export class Vocabulary {
+  private words = new Set<string>();
+  private compounds = new Set<string>();
+  /** First parts of the compounds ("micro" of "micro-cavity"). */
+  private heads = new Set<string>();
+
+  /** Words of one printed line; its last word is left out when it ends with a hyphen (a fragment). */
+  addLine(line: string): void {
+    const tokens = line.split(/\s+/);
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i].replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').toLowerCase();
+      if (!t) continue;
+      if (i === tokens.length - 1 && /-$/.test(tokens[i])) continue;
+      if (t.includes('-')) {
+        this.compounds.add(t);
+        this.heads.add(t.slice(0, t.indexOf('-')));
+        for (const part of t.split('-')) if (part) this.words.add(part);
+      } else this.words.add(t);
+    }
+  }
+
+  /** Whether "head-" at a line end and "tail" at the next line's start make one word. */
+  joinsHyphen(head: string, tail: string): boolean {
+    const h = head.toLowerCase();
+    const t = tail.toLowerCase();
+    // A compound already ("state-of-") continues as one.
+    if (h.includes('-')) return false;
+    if (this.words.has(h + t)) return true;
+    if (this.compounds.has(`${h}-${t}`) || this.heads.has(h)) return false;
+    if (COMPOUND_PREFIXES.has(h)) return false;
+    return true;
+  }
+}
+
+/** The last word of a line when it ends with a hyphen after a letter (the whole token: "state-of-"). */
+const HYPHEN_END = /(?:^|\s)[^\s\p{L}]*(\S*\p{L})-$/u;
+const WORD_START = /^(\p{Ll}[\p{L}]*)/u;
+
+/** Joins the printed lines of one paragraph into one line. */
+export function joinLines(lines: string[], vocab: Vocabulary): string {
+  let acc = '';
+  for (const raw of lines) {
+    const l = raw.trim();
+    if (!l) continue;
+    if (!acc) {
+      acc = l;
+      continue;
+    }
+    const head = HYPHEN_END.exec(acc);
+    const tail = WORD_START.exec(l);
+    if (head && tail) {
+      acc = vocab.joinsHyphen(head[1], tail[1]) ? acc.slice(0, -1) + l : acc + l;
+      continue;
+    }
+    // A soft hyphen at a line end is a break opportunity the typesetter took: the word goes on.
+    if (acc.endsWith('\u00ad')) {
+      acc = acc.slice(0, -1) + l;
+      continue;
+    }
+    acc = `${acc} ${l}`;
+  }
+  return acc.replace(/\u00ad/g, '');
+}
+
+/**
+ * Symbols the page draws but the text layer spells out: TeX's © is a "c" set inside a
+ * circle glyph (U+20DD, or no character at all when the circle has no Unicode mapping), which
+ * reads "⃝c" or a lone "c" after "Copyright".
+ */
+export function fixSymbols(s: string): string {
+  return s
+    .replace(/\u20dd\s*c\b/g, '©')
+    .replace(/\bc\s*\u20dd/g, '©')
+    .replace(/\b(Copyright|copyright|COPYRIGHT)\s+c\s+(?=\d)/g, '$1 © ');
+}

@@ -1,0 +1,125 @@
+/**
+ * Page furniture: running headers and footers and page numbers, which belong to the page and
+ * not to the text. A reader of the Markdown wants "If restoration of a system is planned",
+ * not "If restoration of a system / 6 / The Root Filesystem / is planned".
+ *
+ * Furniture is found across the whole document, from where lines sit, not from what they say
+ * (chapter names and page numbers change from page to page):
+ * - a line in the top or bottom band of the page, set apart from the body by at least most
+ *   of a blank line, whose position (band and baseline) recurs on a good share of the pages,
+ *   is a running header or footer, whatever its text;
+ * - a line in those bands, set apart the same way, that is only a page number ("6", "xii",
+ *   "Page 3 of 9") is a page number even on a page of its own.
+ * The gap test keeps the first and last body lines, which also sit at the same place on
+ * every page but follow the text at normal line spacing.
+ */
+import type { Fragment } from './page-layout.ts';
+
+export interface FurniturePage {
+  /** Height of the reading frame (points). */
+  height: number;
+  fragments: Fragment[];
+}
+
+/** Share of the page height, from the top and from the bottom, where furniture may sit. */
+const BAND = 0.14;
+/** Empty space between furniture and the body, in font sizes of the furniture line. */
+const MIN_GAP = 0.75;
+/** Baselines this close (points) count as the same place on different pages. */
+const SLOT = 4;
+
+const PAGE_NUMBER = /^(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|\/)\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$/i;
+
+interface Row {
+  fragments: Fragment[];
+  baseline: number;
+  top: number;
+  bottom: number;
+  size: number;
+  band: 'top' | 'bottom' | null;
+  apart: boolean;
+}
+
+function rowsOf(page: FurniturePage): Row[] {
+  const sorted = [...page.fragments].sort((a, b) => a.baseline - b.baseline);
+  const rows: Row[] = [];
+  for (const f of sorted) {
+    const last = rows[rows.length - 1];
+    if (last && Math.abs(f.baseline - last.baseline) <= 0.35 * Math.max(f.size, last.size)) {
+      last.fragments.push(f);
+      last.top = Math.min(last.top, f.top);
+      last.bottom = Math.max(last.bottom, f.bottom);
+      last.size = Math.max(last.size, f.size);
+    } else rows.push({ fragments: [f], baseline: f.baseline, top: f.top, bottom: f.bottom, size: f.size, band: null, apart: false });
+  }
+  const h = page.height;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    // Ink box, not the font box: fonts' ascent and descent overlap between close lines.
+    const inkTop = (x: Row) => Math.max(x.top, x.baseline - 0.75 * x.size);
+    const inkBottom = (x: Row) => Math.min(x.bottom, x.baseline + 0.2 * x.size);
+    if (inkBottom(r) <= h * BAND) {
+      r.band = 'top';
+      const next = rows[i + 1];
+      r.apart = !next || inkTop(next) - inkBottom(r) >= MIN_GAP * r.size;
+    } else if (inkTop(r) >= h * (1 - BAND)) {
+      r.band = 'bottom';
+      const prev = rows[i - 1];
+      r.apart = !prev || inkTop(r) - inkBottom(prev) >= MIN_GAP * r.size;
+    }
+  }
+  return rows;
+}
+
+/**
+ * The fragments of each page that are furniture. Rows of a band are taken from the edge
+ * inwards (a header may be two lines: a title and a rule of section names), and stop at the
+ * first row that is not furniture.
+ */
+export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
+  const rowsByPage = pages.map(rowsOf);
+  // How many pages have a row set apart at each place (band + baseline bucket).
+  const slotPages = new Map<string, Set<number>>();
+  rowsByPage.forEach((rows, p) => {
+    for (const r of rows) {
+      if (!r.band || !r.apart) continue;
+      // A baseline on a bucket's edge counts for both neighbours.
+      for (const d of [-0.5, 0, 0.5]) {
+        const key = `${r.band}:${Math.round(r.baseline / SLOT + d)}`;
+        (slotPages.get(key) ?? slotPages.set(key, new Set()).get(key)!).add(p);
+      }
+    }
+  });
+  // The text of a row with its numbers blanked: "Chapter 4: Function reference 11" repeats as such.
+  const textKey = (r: Row) => `${r.band}:${r.fragments.map((f) => f.text).join(' ').toLowerCase().replace(/\d+|\b[ivxlc]+\b/g, '#').replace(/\s+/g, ' ')}`;
+  const textPages = new Map<string, Set<number>>();
+  rowsByPage.forEach((rows, p) => {
+    for (const r of rows) if (r.band && r.apart) (textPages.get(textKey(r)) ?? textPages.set(textKey(r), new Set()).get(textKey(r))!).add(p);
+  });
+  const minPages = Math.max(2, Math.ceil(pages.length * 0.25));
+  const slotCount = (r: Row) => Math.max(...[-0.5, 0, 0.5].map((d) => slotPages.get(`${r.band}:${Math.round(r.baseline / SLOT + d)}`)?.size ?? 0));
+  // The place recurs, and the text too (a chapter's name over its pages) or the place is
+  // taken on most pages (headers that change with every page). A title on page 1 whose
+  // place a heading on page 2 happens to share is neither.
+  const recurs = (r: Row) => {
+    const n = slotCount(r);
+    return n >= minPages && ((textPages.get(textKey(r))?.size ?? 0) >= 2 || n >= Math.max(4, pages.length * 0.5));
+  };
+  const isPageNumber = (r: Row) => r.fragments.length === 1 && PAGE_NUMBER.test(r.fragments[0].text.trim());
+  const out = new Set<Fragment>();
+  rowsByPage.forEach((rows) => {
+    const take = (r: Row) => r.band && r.apart && (recurs(r) || isPageNumber(r));
+    // From the top edge down, then from the bottom edge up, at most three rows each.
+    let i = 0;
+    for (; i < Math.min(3, rows.length) && take(rows[i]) && rows[i].band === 'top'; i++) for (const f of rows[i].fragments) out.add(f);
+    let j = rows.length - 1;
+    for (; j >= Math.max(i, rows.length - 3) && take(rows[j]) && rows[j].band === 'bottom'; j--) for (const f of rows[j].fragments) out.add(f);
+    // The edge row that is not all furniture may still end in a page number ("Chapter 4: ... 23"
+    // on a page whose header place is not yet known to recur).
+    for (const r of [rows[i], rows[j]]) {
+      if (!r?.band || !r.apart || r.fragments.length < 2) continue;
+      for (const f of [r.fragments[0], r.fragments[r.fragments.length - 1]]) if (PAGE_NUMBER.test(f.text.trim())) out.add(f);
+    }
+  });
+  return out;
+}
