@@ -60,7 +60,7 @@ const alive = (pid: number) => {
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal} to \`npm start\` stops the service: it drains and exits, no process is left and the port is free`, { timeout: 300_000 }, async () => {
     const npm = spawn('npm', ['start'], {
-      env: { ...process.env, PORT: '0', DATABASE_URL: '', PAYCALL_PROFILE: 'devnet', PAYCALL_START_DEVNET: '0', PAYCALL_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'info', TOOL_WORKERS: '1' },
+      env: { ...process.env, PORT: '0', METRICS_PORT: '0', DATABASE_URL: '', PAYCALL_PROFILE: 'devnet', PAYCALL_START_DEVNET: '0', PAYCALL_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'info', TOOL_WORKERS: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

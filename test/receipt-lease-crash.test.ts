@@ -69,6 +69,7 @@ async function spawnService(name: string, env: Record<string, string> = {}): Pro
     env: {
       ...process.env,
       PORT: '0',
+      METRICS_PORT: '0',
       DATABASE_URL: db.url,
       PAYCALL_PROFILE: 'devnet',
       PAYCALL_START_DEVNET: '0',
