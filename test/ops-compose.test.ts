@@ -48,7 +48,7 @@ test('docker-compose.yml is valid against the Compose specification schema', asy
 });
 
 test('the services an operator needs are there, and every dependency names a service', () => {
-  for (const name of ['postgres', 'paycall', 'prometheus', 'grafana', 'redis', 'alertmanager']) assert.ok(services[name], `service ${name}`);
+  for (const name of ['postgres', 'paycall', 'balancer', 'prometheus', 'grafana', 'redis', 'alertmanager']) assert.ok(services[name], `service ${name}`);
   for (const [name, svc] of Object.entries(services)) {
     const deps = Array.isArray(svc.depends_on) ? svc.depends_on : Object.keys(svc.depends_on ?? {});
     for (const d of deps) assert.ok(services[d], `${name} depends on ${d}, which is not a service`);
@@ -94,7 +94,6 @@ test('ports: each published container port is the one its service listens on, an
   // paycall: PORT, the Dockerfile's EXPOSE and health check; Prometheus scrapes METRICS_PORT.
   const dockerfile = read('Dockerfile');
   const paycallPort = Number(services.paycall.environment.PORT);
-  assert.equal(containerPort(services.paycall), paycallPort);
   assert.match(dockerfile, new RegExp(`^EXPOSE ${paycallPort}$`, 'm'));
   assert.ok(JSON.stringify(services.paycall.healthcheck.test).includes(`127.0.0.1:${paycallPort}/v1/_health`));
   const prom = parseYaml(read('prometheus/prometheus.yml'));
@@ -108,9 +107,20 @@ test('ports: each published container port is the one its service listens on, an
   assert.notEqual(metricsPort, paycallPort);
   assert.equal(scrape.dns_sd_configs[0].port, metricsPort);
   assert.equal(scrape.metrics_path, '/metrics');
-  assert.deepEqual(services.paycall.expose.map(Number), [metricsPort]);
-  assert.equal(services.paycall.ports.length, 1);
-  for (const p of services.paycall.ports) assert.notEqual(Number(String(p).split(':').pop()), metricsPort, 'the metrics port is not published');
+  assert.deepEqual(services.paycall.expose.map(Number).sort(), [paycallPort, metricsPort].sort());
+  // The instances publish nothing on the host: the balancer is the API's one entry point, and
+  // it sends to the port the instances listen on, found through Compose's DNS.
+  assert.equal(services.paycall.ports, undefined, 'instances are reached through the balancer only');
+  assert.ok(services.paycall.deploy.replicas >= 2, 'several instances by default');
+  const haproxy = read('haproxy/haproxy.cfg');
+  const bind = /^\s*bind :(\d+)$/m.exec(haproxy);
+  assert.ok(bind, 'the balancer binds a port');
+  assert.equal(containerPort(services.balancer), Number(bind[1]));
+  assert.match(haproxy, new RegExp(`server-template paycall \\d+-\\d+ paycall:${paycallPort}\\b`));
+  assert.match(haproxy, /option httpchk GET \/v1\/_health/);
+  assert.ok(services.balancer.volumes.includes('./haproxy:/usr/local/etc/haproxy:ro'));
+  // Behind one balancer hop: rate limits count the address it appends.
+  assert.equal(services.paycall.environment.TRUST_PROXY_HOPS, '1');
   // prometheus: 9090, what Grafana's data source points at; alertmanager: 9093, what Prometheus sends to.
   assert.equal(containerPort(services.prometheus), 9090);
   const datasource = parseYaml(read('grafana/provisioning/datasources/prometheus.yml')).datasources[0];
@@ -183,4 +193,9 @@ test('docker compose config accepts the file (only where a Docker engine runs)',
   } finally {
     if (made) rmSync(envFile);
   }
+});
+
+test('haproxy accepts the balancer configuration (haproxy -c), where Debian\'s haproxy is installed', { skip: existsSync('/usr/sbin/haproxy') ? undefined : 'haproxy is not installed' }, () => {
+  const r = spawnSync('/usr/sbin/haproxy', ['-c', '-f', join(root, 'haproxy/haproxy.cfg')], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
 });
