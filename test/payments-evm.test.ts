@@ -84,6 +84,8 @@ test('base exact: pay with a USDC transfer, retry with X-Payment {tx_hash}, get 
   assert.equal(rows[0].take_bps, 10000);
   assert.equal(rows[0].fee, '10000');
   assert.equal(rows[0].net, '0');
+  // No seller waits on a built-in's outcome: its row is final as written.
+  assert.equal(rows[0].delivery, 'delivered');
 
   // The same receipt with the identical request: the stored answer, the tool does not run again.
   const runs = rec.count('tool finished');

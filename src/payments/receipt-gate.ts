@@ -130,10 +130,13 @@ const PRIMARY_KEY = `coalesce((select alias_of from consumed_receipt where recei
 export const net = (amount: bigint, takeBps: number) => (amount * BigInt(10_000 - takeBps)) / 10_000n;
 
 /** A ledger row's columns and their values (money as decimal text: numeric(78,0) never meets a float). */
-const LEDGER_COLUMNS = 'network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, endpoint_id, take_bps, fee, net, buyer_wallet';
+const LEDGER_COLUMNS = 'network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, endpoint_id, take_bps, fee, net, buyer_wallet, delivery';
 const ledgerValues = (ledger: LedgerEntry) => {
   const netAmount = net(ledger.amount, ledger.takeBps);
-  return [ledger.network, ledger.tx, ledger.payer, ledger.amount.toString(), ledger.quotedAmount.toString(), ledger.endpointPath, ledger.sellerId, ledger.endpointId, ledger.takeBps, (ledger.amount - netAmount).toString(), netAmount.toString(), ledger.buyerWallet ?? null];
+  // A seller's row waits for its upstream's outcome ('pending' earns nothing until marked
+  // delivered); a built-in earns for the service alone, so there is no seller to hold it from.
+  const delivery = ledger.sellerId === null ? 'delivered' : 'pending';
+  return [ledger.network, ledger.tx, ledger.payer, ledger.amount.toString(), ledger.quotedAmount.toString(), ledger.endpointPath, ledger.sellerId, ledger.endpointId, ledger.takeBps, (ledger.amount - netAmount).toString(), netAmount.toString(), ledger.buyerWallet ?? null, delivery];
 };
 
 const consumed = () =>
