@@ -4,6 +4,7 @@ import { Migration20261123040000_payment_integrity } from './Migration2026112304
 import { Migration20261123040000_seller_marketplace } from './Migration20261123040000_seller_marketplace.ts';
 import { Migration20261123090000_api_keys } from './Migration20261123090000_api_keys.ts';
 import { Migration20261123091000_settlement } from './Migration20261123091000_settlement.ts';
+import { Migration20261125110000_quote_offer } from './Migration20261125110000_quote_offer.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121073529_initial', class: Migration20261121073529_initial },
@@ -11,4 +12,5 @@ export const migrationsList = [
   { name: 'Migration20261123040000_seller_marketplace', class: Migration20261123040000_seller_marketplace },
   { name: 'Migration20261123090000_api_keys', class: Migration20261123090000_api_keys },
   { name: 'Migration20261123091000_settlement', class: Migration20261123091000_settlement },
+  { name: 'Migration20261125110000_quote_offer', class: Migration20261125110000_quote_offer },
 ];
