@@ -25,7 +25,8 @@ let other: pg.Client;
 before(async () => {
   db = await createTestDatabase('quote_store');
   orm = await openDatabase({ databaseUrl: db.url, pgliteDir: '', log: silentLogger });
-  store = createQuoteStore(orm, silentLogger);
+  // As the app opens it on a PostgreSQL server.
+  store = createQuoteStore(orm, silentLogger, { commitWithoutFlush: true });
   other = new pg.Client({ connectionString: db.url });
   await other.connect();
 });
