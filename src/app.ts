@@ -106,7 +106,8 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   const metrics = createMetrics();
   const pool = createToolPool({ workers: config.tools.workers, jobTimeoutMs: config.tools.jobTimeoutMs, jobMemoryMb: config.tools.jobMemoryMb, log: log.child({ component: 'tools' }) });
   const adapters = config.chains ? createChainAdapters(config.chains, log.child({ component: 'chains' })) : null;
-  const quotes = createQuoteStore(orm, log);
+  // A 402 waits for its quote's commit; on a PostgreSQL server not for the WAL flush (see quote-store.ts).
+  const quotes = createQuoteStore(orm, log, { commitWithoutFlush: Boolean(config.databaseUrl) });
   // A paid run holds its receipt with a short lease its heartbeat renews while this process
   // lives; once the lease runs out (the process died), an identical retry may run it again.
   const gate = createReceiptGate(orm, { leaseMs: config.payments.runLeaseMs, maxRuns: config.payments.maxRuns, log: log.child({ component: 'receipts' }) });

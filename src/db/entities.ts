@@ -175,6 +175,8 @@ export interface Quote {
   pages: number | null;
   createdAt: Date;
   quotedTimes: Date[];
+  /** The amount each of `quotedTimes` quoted (same order): a live quote is honoured at its price. */
+  quotedAmounts: string[];
 }
 export const QuoteSchema = new EntitySchema<Quote>({
   name: 'Quote',
@@ -188,6 +190,7 @@ export const QuoteSchema = new EntitySchema<Quote>({
     pages: { type: 'integer', nullable: true },
     createdAt: createdAt(),
     quotedTimes: { type: 'json', columnType: 'timestamptz[]', default: "'{}'" },
+    quotedAmounts: { type: 'json', columnType: 'numeric(78,0)[]', default: "'{}'" },
   },
 });
 

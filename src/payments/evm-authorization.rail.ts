@@ -16,6 +16,7 @@ import { receiptKey, txKey } from './receipt.ts';
 import { refusal, type Refusal } from './refusal.ts';
 import { nowSeconds, type RailDeps, type RailRequest, type RailResult, type Settled } from './rail.ts';
 import { TIMEOUT_SECONDS } from './quote.ts';
+import { judgeOffer, matchOffer, type MatchedOffer } from './verify-payment.ts';
 
 type AuthorizationReceipt = Extract<Receipt, { kind: 'evm-authorization' }>;
 
@@ -33,17 +34,9 @@ export async function settleEvmAuthorization(deps: RailDeps, req: RailRequest, r
 
   // Cheap refusals first: nothing on chain is read for an authorization that cannot pay this quote.
   if (!sameAddress(a.to, evm.payTo)) return refusal('wrong_recipient', `The authorization pays ${a.to}, not ${evm.payTo}.`);
-  if (BigInt(a.value) < req.amount) return refusal('amount_mismatch', `The authorization is for ${a.value} but the quote requires ${req.amount} (USDC atomic units).`);
-  if (!known) {
-    // The authorization is the receipt and only its signer can make one, so no quote is needed;
-    // when the request was quoted, the last quote must still be live.
-    const quoted = await deps.quotes.quoteTimes(req.fingerprint);
-    const last = quoted.length ? Math.max(...quoted) : null;
-    const limit = TIMEOUT_SECONDS[receipt.scheme === 'transfer-with-authorization' ? 'transfer-with-authorization' : 'exact'];
-    if (last !== null && nowSeconds() > last + limit + deps.clockSkewSeconds) {
-      return refusal('quote_expired', `The authorization was presented ${nowSeconds() - last} s after the quote; quotes are valid for ${limit} s. Ask for a new quote.`);
-    }
-  }
+  const offer = await offerFor(deps, req, receipt, known !== null);
+  if (!offer.ok) return offer;
+  const quoted = offer.quotedAmount;
 
   // Whatever happens below, a reservation taken over (known) is either settled or released.
   const giveUp = async (r: Refusal): Promise<Refusal> => {
@@ -60,9 +53,9 @@ export async function settleEvmAuthorization(deps: RailDeps, req: RailRequest, r
   }
 
   if (check.state === 'used') {
-    const moved = judgeUsedNonce(check.transfer, evm.payTo, req.amount);
+    const moved = judgeUsedNonce(check.transfer, evm.payTo, quoted);
     if (!moved.ok) return giveUp(moved);
-    return settleMoved(deps, req, receipt, key, known ?? (await deps.gate.reserve(key, network, req.fingerprint)), moved.transfer);
+    return settleMoved(deps, req, receipt, key, known ?? (await deps.gate.reserve(key, network, req.fingerprint)), moved.transfer, quoted);
   }
 
   const outcome = known ?? (await deps.gate.reserveWithin(key, network, req.fingerprint, { payer: a.from, amount: BigInt(a.value), balance: check.balance }));
@@ -88,8 +81,8 @@ export async function settleEvmAuthorization(deps: RailDeps, req: RailRequest, r
     }
     if (e.reason === 'authorization_used') {
       // Someone submitted it between our check and our transaction: that transfer is the payment.
-      const moved = judgeUsedNonce(await evm.findAuthorizationTransfer(a.from, a.nonce), evm.payTo, req.amount);
-      if (moved.ok) return settleMoved(deps, req, receipt, key, outcome, moved.transfer);
+      const moved = judgeUsedNonce(await evm.findAuthorizationTransfer(a.from, a.nonce), evm.payTo, quoted);
+      if (moved.ok) return settleMoved(deps, req, receipt, key, outcome, moved.transfer, quoted);
       await deps.gate.release(key);
       return moved;
     }
@@ -97,7 +90,23 @@ export async function settleEvmAuthorization(deps: RailDeps, req: RailRequest, r
     return refusal('authorization_invalid', `The authorization was refused on ${network}: ${e.reason} (${e.message}).`);
   }
   deps.log.info('authorization settled', { network, tx: transfer.txHash, amount: transfer.value });
-  return settleMoved(deps, req, receipt, key, outcome, transfer);
+  return settleMoved(deps, req, receipt, key, outcome, transfer, quoted);
+}
+
+/**
+ * The offer an authorization accepts. It is the receipt and only its signer can make one, so no
+ * quote is needed: unquoted, it pays the current price. Once the request was quoted, a quote
+ * must be live now, and the authorization is judged against the live quotes' amounts (the
+ * quote is the offer, whatever the price is now). A reservation taken over after a crash was
+ * judged when it was made: any amount offered for the request will do.
+ */
+async function offerFor(deps: RailDeps, req: RailRequest, receipt: AuthorizationReceipt, known: boolean): Promise<MatchedOffer | Refusal> {
+  const value = BigInt(receipt.authorization.value);
+  const offers = await deps.quotes.offers(req.fingerprint);
+  if (known) return matchOffer([req.amount, ...offers.map((o) => o.amount)], value);
+  if (offers.length === 0) return matchOffer([req.amount], value);
+  const limit = TIMEOUT_SECONDS[receipt.scheme === 'transfer-with-authorization' ? 'transfer-with-authorization' : 'exact'];
+  return judgeOffer(nowSeconds(), value, { offers, maxTimeoutSeconds: limit + deps.clockSkewSeconds, skewSeconds: deps.clockSkewSeconds });
 }
 
 /** A nonce spent on chain pays only through a transfer of at least the quote from `from` to payTo. */
@@ -115,9 +124,10 @@ async function settleMoved(
   key: string,
   outcome: GateOutcome,
   transfer: AuthorizationTransfer,
+  quotedAmount: bigint,
 ): Promise<RailResult> {
   const base = { ok: true as const, key, tx: transfer.txHash, payer: transfer.from, network: receipt.network };
   if (outcome.kind === 'replay' || outcome.paymentId !== null) return { ...base, outcome };
-  await deps.gate.settle(key, req.ledgerFor(receipt.network, transfer.txHash, transfer.from, transfer.value), [txKey(receipt.network, transfer.txHash)]);
+  await deps.gate.settle(key, req.ledgerFor(receipt.network, transfer.txHash, transfer.from, transfer.value, quotedAmount), [txKey(receipt.network, transfer.txHash)]);
   return { ...base, outcome };
 }

@@ -96,7 +96,10 @@ export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidR
   const paymentSignature = header(ctx, 'payment-signature');
   const sessionToken = header(ctx, 'x-session-token');
   if (!xPayment && !paymentSignature && !sessionToken) {
-    deps.quotes.record({ fingerprint: p.fingerprint, resource: p.path, endpointKey: p.endpointKey, amount: p.amount, pages: p.estimatedPages, createdAt: new Date() });
+    // The 402 leaves only once its quote is committed: a buyer may pay it at once, on any
+    // instance, across a crash. A quote that cannot be written fails the call (503 when the
+    // database is down): no offer goes out that nobody keeps.
+    await deps.quotes.record({ fingerprint: p.fingerprint, resource: p.path, endpointKey: p.endpointKey, amount: p.amount, pages: p.estimatedPages, createdAt: new Date() });
     deps.metrics?.quotes.inc({ endpoint: p.endpointKey });
     return quoteAnswer(deps, p);
   }
@@ -113,7 +116,7 @@ export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidR
   let arrived = null as bigint | null;
   // A `pay` API key (checked by its wrapper) names the buyer; the payment proof still pays.
   const buyerWallet = ctx.apiKey ? walletKey(ctx.apiKey.wallet) : null;
-  const req: RailRequest = { fingerprint: p.fingerprint, amount: p.amount, ledgerFor: (network, tx, payer, amount) => ledgerFor(p, network, tx, payer, (arrived = amount), buyerWallet) };
+  const req: RailRequest = { fingerprint: p.fingerprint, amount: p.amount, ledgerFor: (network, tx, payer, amount, quotedAmount) => ledgerFor(p, network, tx, payer, (arrived = amount), quotedAmount, buyerWallet) };
   const verifying = performance.now();
   // An unexpected failure (or a refusal) while this request may hold the receipt: its lease is
   // no longer renewed, so a retry takes it over within one lease, as after a crash.
@@ -254,12 +257,13 @@ function streamOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, answer:
   return { status: answer.status, headers: answer.headers, body: stream };
 }
 
-const ledgerFor = (p: PaidRequest, network: Network, tx: string, payer: string, amount: bigint, buyerWallet: string | null): LedgerEntry => ({
+const ledgerFor = (p: PaidRequest, network: Network, tx: string, payer: string, amount: bigint, quotedAmount: bigint, buyerWallet: string | null): LedgerEntry => ({
   network,
   tx,
   payer,
   amount,
-  quotedAmount: p.amount,
+  // The offer the payment accepted (a live quote), which may differ from p.amount after a price change.
+  quotedAmount,
   endpointPath: p.path,
   sellerId: p.sellerId,
   endpointId: p.endpointId,

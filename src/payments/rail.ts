@@ -24,10 +24,10 @@ export interface RailDeps {
 /** The request a proof is presented for. */
 export interface RailRequest {
   fingerprint: string;
-  /** What the quote asks (USDC atomic units). */
+  /** What a quote asks now (USDC atomic units). A payment is judged against the quotes live at its time (judgeOffer). */
   amount: bigint;
-  /** The ledger row for a payment that arrived: the amount always comes from the chain. */
-  ledgerFor(network: Network, tx: string, payer: string, amount: bigint): LedgerEntry;
+  /** The ledger row for a payment that arrived: the amount always comes from the chain, `quotedAmount` from the offer it accepted. */
+  ledgerFor(network: Network, tx: string, payer: string, amount: bigint, quotedAmount: bigint): LedgerEntry;
 }
 
 export interface Settled {

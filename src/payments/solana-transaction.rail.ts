@@ -12,7 +12,7 @@ import { txKey, type Receipt } from './receipt.ts';
 import { refusal, type RefusalReason } from './refusal.ts';
 import { nowSeconds, type RailDeps, type RailRequest, type RailResult } from './rail.ts';
 import { TIMEOUT_SECONDS } from './quote.ts';
-import { judgeQuoteWindow, readArrivedPayment } from './verify-payment.ts';
+import { judgeOffer, matchOffer, readArrivedPayment } from './verify-payment.ts';
 
 const REASON_BEFORE_BROADCAST: Record<string, RefusalReason> = { wrong_mint: 'wrong_asset', wrong_destination: 'wrong_recipient' };
 
@@ -30,12 +30,12 @@ export async function settleSolanaTransaction(deps: RailDeps, req: RailRequest, 
 
   const known = await deps.gate.check(key, req.fingerprint);
   if (known && (known.kind === 'replay' || known.paymentId !== null)) return settled(known);
-  if (!known) {
-    // The fee payer spends SOL on this: only for a transfer that covers a live quote of this request.
-    if (prepared.amount < req.amount) return refusal('amount_mismatch', `The transfer is for ${prepared.amount} but the quote requires ${req.amount} (USDC atomic units).`);
-    const window = judgeQuoteWindow(nowSeconds(), { quotedAt: await deps.quotes.quoteTimes(req.fingerprint), maxTimeoutSeconds: TIMEOUT_SECONDS.exact, skewSeconds: deps.clockSkewSeconds });
-    if (window) return window;
-  }
+  const offers = await deps.quotes.offers(req.fingerprint);
+  // The fee payer spends SOL on this: only for a transfer that covers a quote of this request
+  // live now, at that quote's amount. A reservation taken over (known) was judged when it was
+  // made: any amount offered for the request will do.
+  const offer = known ? matchOffer([req.amount, ...offers.map((o) => o.amount)], prepared.amount) : judgeOffer(nowSeconds(), prepared.amount, { offers, maxTimeoutSeconds: TIMEOUT_SECONDS.exact, skewSeconds: deps.clockSkewSeconds });
+  if (!offer.ok) return offer;
   // known = a reservation whose run crashed before its ledger row: sending the same signed
   // transaction again is harmless (the chain keeps one), so settle it from here.
   const outcome = known ?? (await deps.gate.reserve(key, 'solana', req.fingerprint));
@@ -70,9 +70,9 @@ export async function settleSolanaTransaction(deps: RailDeps, req: RailRequest, 
     }
     return { ...arrived, finalKey: key };
   }
-  if (arrived.amount < req.amount) {
-    return { ...refusal('amount_mismatch', `${arrived.amount} arrived in payTo but the quote requires ${req.amount}.`), finalKey: key };
+  if (arrived.amount < offer.quotedAmount) {
+    return { ...refusal('amount_mismatch', `${arrived.amount} arrived in payTo but the quote requires ${offer.quotedAmount}.`), finalKey: key };
   }
-  await deps.gate.settle(key, req.ledgerFor('solana', prepared.signature, arrived.payer, arrived.amount), []);
+  await deps.gate.settle(key, req.ledgerFor('solana', prepared.signature, arrived.payer, arrived.amount, offer.quotedAmount), []);
   return settled(outcome, arrived.payer);
 }

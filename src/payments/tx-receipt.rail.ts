@@ -2,14 +2,14 @@
  * The spec's receipts for a transfer the buyer already made: EVM `{tx_hash}` and Solana
  * `{signature, from, to, amount, mint}`. Everything is read from the chain (the claimed fields
  * of a Solana receipt are ignored). Anyone can see a transfer to payTo, so a transfer pays
- * only for a request quoted before its block; see docs/decisions.md for the race that remains.
+ * only for a request quoted before its block, at the amount of a quote live at its block (the
+ * quote is the offer); see docs/decisions.md for the race that remains.
  */
 import type { Receipt } from './receipt.ts';
 import { receiptKey } from './receipt.ts';
-import { refusal } from './refusal.ts';
 import type { RailDeps, RailRequest, RailResult } from './rail.ts';
 import { TIMEOUT_SECONDS } from './quote.ts';
-import { judgeQuoteWindow, readArrivedPayment } from './verify-payment.ts';
+import { judgeOffer, readArrivedPayment } from './verify-payment.ts';
 
 export async function settleTxReceipt(deps: RailDeps, req: RailRequest, receipt: Extract<Receipt, { kind: 'evm-tx' | 'solana-tx' }>): Promise<RailResult> {
   const { network } = receipt;
@@ -23,13 +23,13 @@ export async function settleTxReceipt(deps: RailDeps, req: RailRequest, receipt:
   const arrived = await readArrivedPayment(deps.adapters[network], tx, deps.poll);
   if (!arrived.ok) return arrived;
 
-  const window = judgeQuoteWindow(arrived.blockTime, {
-    quotedAt: await deps.quotes.quoteTimes(req.fingerprint),
+  // The quotes live at the block decide, at their own amounts: a price changed since is not this payment's.
+  const offer = judgeOffer(arrived.blockTime, arrived.amount, {
+    offers: await deps.quotes.offers(req.fingerprint),
     maxTimeoutSeconds: TIMEOUT_SECONDS[receipt.scheme],
     skewSeconds: deps.clockSkewSeconds,
   });
-  if (window) return window;
-  if (arrived.amount < req.amount) return refusal('amount_mismatch', `Paid ${arrived.amount} but the quote requires ${req.amount} (USDC atomic units).`);
-  const outcome = await deps.gate.consume(key, network, req.fingerprint, req.ledgerFor(network, tx, arrived.payer, arrived.amount));
+  if (!offer.ok) return offer;
+  const outcome = await deps.gate.consume(key, network, req.fingerprint, req.ledgerFor(network, tx, arrived.payer, arrived.amount, offer.quotedAmount));
   return { ok: true, key, tx, payer: arrived.payer, network, outcome };
 }

@@ -1,10 +1,11 @@
 /**
  * On-chain verification of a transfer (EVM tx hash, Solana signature): what arrived in payTo,
  * read from the chain (Transfer events, Solana token-balance deltas), never from the proof.
- * The quote window is judged apart (judgeQuoteWindow), because each rail needs it differently.
+ * The quote (window and amount) is judged apart (judgeOffer), because each rail needs it differently.
  */
 import type { ChainAdapter, TokenTransfer, TxLookup } from '../chains/chain-adapter.ts';
 import { refusal, type Refusal } from './refusal.ts';
+import type { QuotedOffer } from './quote-store.ts';
 
 export interface ArrivedPayment {
   ok: true;
@@ -20,13 +21,19 @@ export interface PollOptions {
   intervalMs: number;
 }
 
-export interface QuoteWindow {
-  /** Issue times (unix seconds) of the request's recent quotes. */
-  quotedAt: number[];
+export interface OfferWindow {
+  /** The request's recent quotes: issue time (unix seconds) and the amount each asked. */
+  offers: QuotedOffer[];
   /** Seconds a quote stays valid for the scheme used (60 exact / spl-transfer, 30 authorization). */
   maxTimeoutSeconds: number;
   /** Tolerated difference between block timestamps and this server's clock. */
   skewSeconds: number;
+}
+
+/** The quote a payment was accepted against: its amount is the ledger's `quoted_amount`. */
+export interface MatchedOffer {
+  ok: true;
+  quotedAmount: bigint;
 }
 
 const sameAddress = (network: string, a: string, b: string) => (network === 'solana' ? a === b : a.toLowerCase() === b.toLowerCase());
@@ -44,22 +51,42 @@ export async function pollTransaction(adapter: ChainAdapter, id: string, poll: P
 
 /**
  * A transfer pays for a request only when that request was quoted before the transfer's block
- * and the block came within the quote's lifetime. Anyone can see a transfer to payTo; requiring
+ * and the block came within that quote's lifetime. Anyone can see a transfer to payTo; requiring
  * a quote issued before it means a watcher cannot point it at a request of its own afterwards.
+ *
+ * A quote is the offer: the payment is judged against the amounts of the quotes live at its
+ * time (issued before it, not yet expired), never against the price at payment time, so a
+ * seller that changes its price after quoting can neither strand a buyer who pays the quote
+ * (raised price) nor let one pay less than every live quote asked (lowered price, not quoted yet).
  */
-export function judgeQuoteWindow(paidAt: number, w: QuoteWindow): Refusal | null {
-  if (w.quotedAt.length === 0) {
+export function judgeOffer(paidAt: number, paid: bigint, w: OfferWindow): MatchedOffer | Refusal {
+  if (w.offers.length === 0) {
     return refusal('quote_expired', 'No quote was issued for this request: call it without payment proof first, pay the quote, then retry the identical request with the proof.');
   }
-  const before = w.quotedAt.filter((q) => q <= paidAt + w.skewSeconds);
+  const before = w.offers.filter((o) => o.at <= paidAt + w.skewSeconds);
   if (before.length === 0) {
     return refusal('quote_expired', 'The payment was made before this request was quoted; a payment counts only for a request quoted before it.');
   }
-  const quoted = Math.max(...before);
-  if (paidAt > quoted + w.maxTimeoutSeconds) {
+  const live = before.filter((o) => paidAt <= o.at + w.maxTimeoutSeconds);
+  if (live.length === 0) {
+    const quoted = Math.max(...before.map((o) => o.at));
     return refusal('quote_expired', `The payment was made ${paidAt - quoted} s after the quote; quotes are valid for ${w.maxTimeoutSeconds} s. Payments are not refunded.`);
   }
-  return null;
+  return matchOffer(live.map((o) => o.amount), paid);
+}
+
+/**
+ * Which of the offered amounts a payment accepts: the highest one it covers (overpaying is
+ * accepted, as ever). Paying less than every offer is `amount_mismatch`: a buyer never pays
+ * less than the lowest price quoted for its request, nor a price nobody quoted.
+ */
+export function matchOffer(amounts: bigint[], paid: bigint): MatchedOffer | Refusal {
+  const covered = amounts.filter((a) => a <= paid);
+  if (covered.length === 0) {
+    const least = amounts.reduce((m, a) => (a < m ? a : m));
+    return refusal('amount_mismatch', `Paid ${paid} but the quote requires ${least} (USDC atomic units).`);
+  }
+  return { ok: true, quotedAmount: covered.reduce((m, a) => (a > m ? a : m)) };
 }
 
 /** Picks the USDC that arrived in payTo out of a confirmed transaction. */

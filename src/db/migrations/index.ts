@@ -5,6 +5,7 @@ import { Migration20261123040000_seller_marketplace } from './Migration202611230
 import { Migration20261123090000_api_keys } from './Migration20261123090000_api_keys.ts';
 import { Migration20261123091000_settlement } from './Migration20261123091000_settlement.ts';
 import { Migration20261125100000_undelivered_calls } from './Migration20261125100000_undelivered_calls.ts';
+import { Migration20261125110000_quote_offer } from './Migration20261125110000_quote_offer.ts';
 import { Migration20261125120000_receipt_lease } from './Migration20261125120000_receipt_lease.ts';
 
 export const migrationsList = [
@@ -14,5 +15,6 @@ export const migrationsList = [
   { name: 'Migration20261123090000_api_keys', class: Migration20261123090000_api_keys },
   { name: 'Migration20261123091000_settlement', class: Migration20261123091000_settlement },
   { name: 'Migration20261125100000_undelivered_calls', class: Migration20261125100000_undelivered_calls },
+  { name: 'Migration20261125110000_quote_offer', class: Migration20261125110000_quote_offer },
   { name: 'Migration20261125120000_receipt_lease', class: Migration20261125120000_receipt_lease },
 ];
