@@ -151,7 +151,7 @@ async function startUpstream(): Promise<{ server: Server; url: string }> {
 async function startService(name: string, root: string, dir: string, devnetDir: string, databaseUrl: string): Promise<string> {
   const p = start(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
-    env: { PORT: '0', RATE_LIMITS: 'off', PAYCALL_PROFILE: 'devnet', PAYCALL_START_DEVNET: '0', PAYCALL_DATA_DIR: devnetDir, PGLITE_DIR: join(dir, `pglite-${name}`), DATABASE_URL: databaseUrl },
+    env: { PORT: '0', METRICS_PORT: '0', RATE_LIMITS: 'off', PAYCALL_PROFILE: 'devnet', PAYCALL_START_DEVNET: '0', PAYCALL_DATA_DIR: devnetDir, PGLITE_DIR: join(dir, `pglite-${name}`), DATABASE_URL: databaseUrl },
   });
   return (await p.waitFor(/"msg":"listening".*?"url":"(http:[^"]+)"/))[1];
 }
