@@ -11,11 +11,12 @@ import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { redisReachable, TEST_REDIS_URL } from './helpers/redis.ts';
 import { parseRateLimits, ConfigError, loadConfig } from '../src/config.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 
 interface Answer {
   status: number;
@@ -136,18 +137,6 @@ describe('in memory (no REDIS_URL): per process', () => {
   });
 });
 
-const redisReachable = async () => {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
-  r.on('error', () => {});
-  try {
-    await r.connect();
-    return (await r.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    r.disconnect();
-  }
-};
 const noRedis = (await redisReachable()) ? false : `no Redis at ${REDIS_URL} (set TEST_REDIS_URL, or apt-get install redis-server): shared limits not tested`;
 
 describe('with Redis (REDIS_URL): shared by every instance', { skip: noRedis }, () => {

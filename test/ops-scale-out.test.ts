@@ -28,21 +28,10 @@ import { haproxyBinary, startBalancer, type Balancer } from './helpers/balancer.
 import { makePdf, xPayment } from './helpers/paid.ts';
 import { endpointInput, evmSigner, eventually, publish, register, startUpstream, call, type TestUpstream } from './helpers/sellers.ts';
 import { requestPayoutBody } from './helpers/settlement.ts';
+import { redisReachable, TEST_REDIS_URL } from './helpers/redis.ts';
 import { evmTokenBalance, evmTransferUsdc } from '../devnet/buyer.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const redisUp = async () => {
-  const { Redis } = await import('ioredis');
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await r.connect();
-    return (await r.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    r.disconnect();
-  }
-};
+const REDIS_URL = TEST_REDIS_URL;
 const skip = !haproxyBinary() ? 'haproxy is not installed (Debian package haproxy; .ci/run installs it)' : false;
 
 type Instance = Awaited<ReturnType<typeof startServiceProcess>>;
@@ -68,7 +57,7 @@ const PRICE_SELLER = 20000n;
 
 before(async () => {
   if (skipReason) return;
-  if (!(await redisUp())) {
+  if (!(await redisReachable())) {
     skipReason = `Redis is not reachable at ${REDIS_URL}`;
     return;
   }

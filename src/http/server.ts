@@ -15,6 +15,7 @@ import { toErrorAnswer, type ErrorAnswer } from './errors.ts';
 import { decodeStrict } from './contract.ts';
 import { parseJsonBody, readBodyLimited } from './read-body.ts';
 import type { Logger } from '../log.ts';
+import { listen } from '../lib/listen.ts';
 
 export interface RequestContext {
   requestId: string;
@@ -262,14 +263,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
 
   return {
     server,
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve(server.address() as AddressInfo);
-        });
-      }),
+    listen: (port, host) => listen(server, port, host),
     shutdown: (timeoutMs) =>
       new Promise<void>((resolve) => {
         const finished = new Promise<void>((done) => {

@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.ts';
 import type { Metrics } from './metrics.ts';
+import { listen } from '../lib/listen.ts';
 
 export interface OperatorServerDeps {
   metrics: Metrics;
@@ -57,14 +58,7 @@ export function createOperatorServer(deps: OperatorServerDeps): OperatorServer {
   server.on('clientError', (_err, socket) => socket.destroy());
 
   return {
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve(server.address() as AddressInfo);
-        });
-      }),
+    listen: (port, host) => listen(server, port, host),
     address: () => (server.listening ? (server.address() as AddressInfo) : null),
     close: () =>
       new Promise<void>((resolve) => {
