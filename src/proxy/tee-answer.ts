@@ -18,6 +18,12 @@ export function teeAnswer(body: Readable, maxBytes: number): TeedAnswer {
   // awaits its clean-up) destroys this stream with the error; unheard, that error would end
   // the process. The server's pipeline still sees it (it cuts the buyer's connection).
   stream.on('error', () => undefined);
+  // An answer that already failed (the upstream reset while the handler awaited its ledger
+  // mark) will emit neither 'end' nor 'error' again: cut the buyer's side now, keep nothing.
+  if (body.errored || (body.destroyed && !body.readableEnded)) {
+    stream.destroy(body.errored ?? new Error('the upstream answer broke off before it was sent'));
+    return { stream, stored: Promise.resolve(null) };
+  }
   let chunks: Buffer[] | null = [];
   let size = 0;
   const stored = new Promise<Buffer | null>((resolve) => {
