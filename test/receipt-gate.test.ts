@@ -9,7 +9,8 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { openDatabase, type Database } from '../src/db/orm.ts';
 import { silentLogger } from '../src/log.ts';
-import { createReceiptGate, net, type LedgerEntry } from '../src/payments/receipt-gate.ts';
+import { createReceiptGate, type LedgerEntry } from '../src/payments/receipt-gate.ts';
+import { net } from '../src/payments/take-rate.ts';
 import { AppError } from '../src/http/app-error.ts';
 
 let db: TestDatabase;

@@ -21,7 +21,7 @@ import { walletActions } from '../sdk/wallet-actions.ts';
 import { newKey } from './helpers/keys.ts';
 import { assertMatchesContract } from './helpers/contract.ts';
 import { signEip3009Authorization, solanaPartiallySignedTransfer } from '../devnet/buyer.ts';
-import { net } from '../src/payments/receipt-gate.ts';
+import { net } from '../src/payments/take-rate.ts';
 
 let env: PaidTestEnv;
 let devnet: TestDevnet;

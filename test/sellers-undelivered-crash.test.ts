@@ -21,7 +21,7 @@ import { call, endpointInput, eventually, evmSigner, publish, register, signedQu
 import { signEip3009Authorization } from '../devnet/buyer.ts';
 import { openDatabase } from '../src/db/orm.ts';
 import { silentLogger } from '../src/log.ts';
-import { net } from '../src/payments/receipt-gate.ts';
+import { net } from '../src/payments/take-rate.ts';
 
 const PRICE = 20_000n;
 const NET = net(PRICE, 400);

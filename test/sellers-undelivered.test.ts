@@ -24,7 +24,7 @@ import { call, endpointInput, eventually, evmSigner, publish, register, signedQu
 import { movableClock, settleUntil, usdcOn } from './helpers/settlement.ts';
 import { assertMatchesContract } from './helpers/contract.ts';
 import { evmTransferUsdc, signEip3009Authorization } from '../devnet/buyer.ts';
-import { net } from '../src/payments/receipt-gate.ts';
+import { net } from '../src/payments/take-rate.ts';
 import { markDelivery } from '../src/settlement/payout-store.ts';
 import { sqlOf } from '../src/sellers/seller-store.ts';
 

@@ -3,6 +3,7 @@
  * inspected before any quote (nobody pays for a file we cannot read); the price is pages x
  * per-page price, or per request; the tool runs in the worker pool once the payment holds.
  */
+import { BUILTIN_TAKE_BPS } from '../payments/take-rate.ts';
 import { requireChains } from '../payments/require-chains.ts';
 import type { Handler } from '../http/server.ts';
 import { readUpload } from '../tools/read-upload.ts';
@@ -47,7 +48,7 @@ export const builtinHandler =
       estimatedPages: doc.pages,
       sellerId: null,
       endpointId: null,
-      takeBps: 10_000,
+      takeBps: BUILTIN_TAKE_BPS,
       bazaar,
       run: async () => {
         const started = performance.now();

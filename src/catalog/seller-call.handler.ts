@@ -13,6 +13,7 @@
  * reached a buyer always has its mark, and a crash before the mark leaves a row that is not
  * paid and a buyer with no answer, who may retry with the same receipt (settlement/payout-store.ts).
  */
+import { TAKE_BPS } from '../payments/take-rate.ts';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Database } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
@@ -53,8 +54,6 @@ interface LiveEndpoint {
 /** Failures of a proxied call that mean the upstream did not serve it (forward.ts answers them). */
 const UNDELIVERED_CODES = new Set(['upstream_5xx', 'upstream_timeout']);
 
-/** Take rates in basis points: 3 % paywall, 4 % proxy (spec). */
-export const TAKE_BPS = { paywall: 300, proxy: 400 } as const;
 
 export const sellerCallHandler =
   (deps: SellerCallDeps): Handler =>

@@ -15,6 +15,7 @@
  * the answer, gives the lease back or releases, so a holder that stalled past its lease and was
  * taken over cannot overwrite the answer of the run that replaced it (one answer is stored).
  */
+import { net } from './take-rate.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { SqlEntityManager } from '@mikro-orm/sql';
@@ -127,7 +128,6 @@ export interface ReceiptGateOptions {
 /** A key presented may be an alias (a settlement tx hash): runs are recorded on the receipt it names. */
 const PRIMARY_KEY = `coalesce((select alias_of from consumed_receipt where receipt_key = ?), ?)`;
 
-export const net = (amount: bigint, takeBps: number) => (amount * BigInt(10_000 - takeBps)) / 10_000n;
 
 /** A ledger row's columns and their values (money as decimal text: numeric(78,0) never meets a float). */
 const LEDGER_COLUMNS = 'network, tx, payer, amount, quoted_amount, endpoint_path, seller_id, endpoint_id, take_bps, fee, net, buyer_wallet, delivery';
