@@ -31,6 +31,7 @@ import type { Logger } from '../log.ts';
 import { inspectDocument, type DocumentKind } from './inspect-document.ts';
 import { mergeParts, SPLITTABLE_TOOLS, type ToolPart } from './tool-split.ts';
 import type { ToolName, ToolResultMap } from './tool-types.ts';
+import { JobRun, type Lane, type QueuedJob } from './tool-job.ts';
 import type { SerializedError, WorkerMessage, WorkerRequest } from './tool-worker.ts';
 
 export interface ToolPoolOptions {
@@ -79,39 +80,11 @@ export interface ToolPool {
   close(): Promise<void>;
 }
 
-type Lane = 'tools' | 'inspect';
-
-interface Job {
-  id: number;
-  lane: Lane;
-  maxPages?: number;
-  tool: ToolName;
-  bytes: Uint8Array;
-  requestId?: string;
-  timeoutMs: number;
-  enqueuedAt: number;
-  startedAt: number;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-  /** Set once, when the job has answered; parts still running after that are ignored. */
-  settled: boolean;
-  timer: NodeJS.Timeout | null;
-  /** Workers the job runs on (more than one when split), and what each part reported. */
-  parts: number;
-  running: Set<Slot>;
-  results: unknown[];
-  partPages: (number | null)[];
-  partDone: number[];
-  partTotal: number[];
-  remaining: number;
-  lastProgressLog: number;
-}
-
 interface Slot {
   lane: Lane;
   worker: Worker;
   ready: boolean;
-  job: Job | null;
+  job: JobRun<Slot> | null;
   /** Which part of its job this worker runs. */
   part: number;
   /** Set once the slot is being torn down, so its exit is not handled twice. */
@@ -158,7 +131,7 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
   const inlineInspectBytes = opts.inlineInspectBytes ?? 1024 * 1024;
   const splitMinPages = opts.splitMinPages ?? 32;
   const slots: Slot[] = [];
-  const queues: Record<Lane, Job[]> = { tools: [], inspect: [] };
+  const queues: Record<Lane, QueuedJob[]> = { tools: [], inspect: [] };
   const queue = queues.tools;
   let nextJobId = 1;
   let closed = false;
@@ -182,7 +155,7 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
       try {
         onMessage(slot, msg);
       } catch (error) {
-        log.error('a tool worker message could not be handled', { error, jobId: slot.job?.id });
+        log.error('a tool worker message could not be handled', { error, jobId: slot.job?.job.id });
         retire(slot, error as Error);
       }
     });
@@ -196,21 +169,23 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
     if (slot.dead) return;
     slot.dead = true;
     slots.splice(slots.indexOf(slot), 1);
-    const job = slot.job;
+    const run = slot.job;
     slot.job = null;
-    if (job) {
-      release(job, slot);
-      if (!job.settled) {
-        const ms = Date.now() - job.startedAt;
+    if (run) {
+      release(run, slot);
+      if (!run.settled) {
+        const { job } = run;
+        const ms = Date.now() - run.startedAt;
+        const part = run.split ? slot.part : undefined;
         if (cause.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-          log.warn('tool job exceeded the memory limit', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, memoryMb: opts.jobMemoryMb, part: job.parts > 1 ? slot.part : undefined });
-          fail(job, new AppError('document_too_complex', 422, `processing the document needs more than the ${opts.jobMemoryMb} MB memory limit`));
+          log.warn('tool job exceeded the memory limit', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, memoryMb: opts.jobMemoryMb, part });
+          run.fail(new AppError('document_too_complex', 422, `processing the document needs more than the ${opts.jobMemoryMb} MB memory limit`));
         } else {
-          log.error('tool worker died during a job', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, error: cause, part: job.parts > 1 ? slot.part : undefined });
-          fail(job, new AppError('internal_error', 500, 'the document worker stopped unexpectedly'));
+          log.error('tool worker died during a job', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, error: cause, part });
+          run.fail(new AppError('internal_error', 500, 'the document worker stopped unexpectedly'));
         }
         // The other parts are worthless without this one: free their workers now.
-        for (const sibling of [...job.running]) retire(sibling, new Error('terminated: another part of its job failed'));
+        for (const sibling of [...run.running]) retire(sibling, new Error('terminated: another part of its job failed'));
       }
     } else if (!slot.ready && !closed) {
       startFailures++;
@@ -235,48 +210,36 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
       dispatch();
       return;
     }
-    const job = slot.job;
-    if (!job || msg.jobId !== job.id) return;
+    const run = slot.job;
+    if (!run || msg.jobId !== run.job.id) return;
+    const { job } = run;
     if (msg.type === 'progress') {
-      job.partDone[slot.part] = msg.pagesDone;
-      job.partTotal[slot.part] = msg.pagesTotal;
-      const now = Date.now();
-      // One part's last page, or a second since the last line (each worker already throttles).
-      if (job.settled || (job.parts > 1 && now - job.lastProgressLog < PROGRESS_LOG_EVERY_MS && msg.pagesDone !== msg.pagesTotal)) return;
-      job.lastProgressLog = now;
-      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-      log.info('tool job progress', { jobId: job.id, tool: job.tool, requestId: job.requestId, pagesDone: sum(job.partDone), pagesTotal: sum(job.partTotal), ms: now - job.startedAt });
+      const totals = run.progress(slot.part, msg.pagesDone, msg.pagesTotal, Date.now(), PROGRESS_LOG_EVERY_MS);
+      if (totals) log.info('tool job progress', { jobId: job.id, tool: job.tool, requestId: job.requestId, ...totals, ms: Date.now() - run.startedAt });
       return;
     }
     slot.job = null;
-    release(job, slot);
-    const ms = Date.now() - job.startedAt;
-    if (job.settled) {
+    release(run, slot);
+    const ms = Date.now() - run.startedAt;
+    if (run.settled) {
       // A part of a job that has already answered (another part failed): only the worker is freed.
     } else if (msg.type === 'done') {
-      job.results[slot.part] = msg.result;
-      job.partPages[slot.part] = msg.pages;
-      if (--job.remaining === 0) {
-        let result: unknown;
+      if (run.finishPart(slot.part, msg.result, msg.pages)) {
         try {
-          result = job.parts > 1 ? mergeParts(job.tool, job.results as never[]) : msg.result;
+          const result = run.split ? mergeParts(job.tool, run.partResults() as never[]) : msg.result;
+          const pages = run.split ? run.pages() : msg.pages;
+          log.info('tool job finished', { jobId: job.id, lane: job.lane, tool: job.tool, requestId: job.requestId, ms, queueMs: run.startedAt - job.enqueuedAt, pages, parts: run.parts });
+          run.resolve(result);
         } catch (error) {
           log.error('tool job failed', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, error });
-          fail(job, error);
-          result = undefined;
-        }
-        if (!job.settled) {
-          const pages = job.parts > 1 ? job.partPages.reduce<number>((a, b) => a + (b ?? 0), 0) : msg.pages;
-          log.info('tool job finished', { jobId: job.id, lane: job.lane, tool: job.tool, requestId: job.requestId, ms, queueMs: job.startedAt - job.enqueuedAt, pages, parts: job.parts });
-          job.settled = true;
-          job.resolve(result);
+          run.fail(error);
         }
       }
     } else {
       const error = toError(msg.error);
       if (msg.error.app) log.info('tool job rejected the document', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, code: msg.error.code, message: msg.error.message });
       else log.error('tool job failed', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms, error });
-      fail(job, error);
+      run.fail(error);
     }
     // The worker asked to be replaced (PDFium's memory only grows): no job goes to it again.
     if (msg.retire) retire(slot, new Error('retired after a job that outgrew the memory limit'));
@@ -284,20 +247,14 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
     settleIdle();
   };
 
-  const fail = (job: Job, error: unknown): void => {
-    if (job.settled) return;
-    job.settled = true;
-    job.reject(error);
-  };
-
   /** A worker is done with its part. The time limit stays armed while any part runs, answered or not. */
-  const release = (job: Job, slot: Slot): void => {
-    job.running.delete(slot);
-    if (!job.running.size && job.timer) clearTimeout(job.timer);
+  const release = (run: JobRun<Slot>, slot: Slot): void => {
+    run.running.delete(slot);
+    if (!run.running.size && run.timer) clearTimeout(run.timer);
   };
 
   const idle = (slot: Slot): boolean => slot.ready && !slot.job && !slot.dead;
-  const splittable = (job: Job): boolean => job.lane === 'tools' && splitMinPages !== Infinity && SPLITTABLE_TOOLS.has(job.tool);
+  const splittable = (job: QueuedJob): boolean => job.lane === 'tools' && splitMinPages !== Infinity && SPLITTABLE_TOOLS.has(job.tool);
 
   const dispatch = (): void => {
     for (const slot of slots) {
@@ -314,24 +271,18 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
   };
 
   /** Sends a job to its worker, or its parts to a team of idle workers, and arms its time limit. */
-  const start = (job: Job, team: Slot[]): void => {
-    job.startedAt = Date.now();
-    job.parts = team.length;
-    job.remaining = team.length;
-    job.results = team.map(() => null);
-    job.partPages = team.map(() => null);
-    job.partDone = team.map(() => 0);
-    job.partTotal = team.map(() => 0);
-    log.info('tool job started', { jobId: job.id, lane: job.lane, tool: job.tool, requestId: job.requestId, bytes: job.bytes.byteLength, queueMs: job.startedAt - job.enqueuedAt, parts: job.parts });
+  const start = (job: QueuedJob, team: Slot[]): void => {
+    const run = new JobRun<Slot>(job, team.length);
+    log.info('tool job started', { jobId: job.id, lane: job.lane, tool: job.tool, requestId: job.requestId, bytes: job.bytes.byteLength, queueMs: run.startedAt - job.enqueuedAt, parts: run.parts });
     // The other parts read one shared copy, made before the original moves to the first worker.
     let shared: Uint8Array | null = null;
-    if (team.length > 1) {
+    if (run.split) {
       shared = new Uint8Array(new SharedArrayBuffer(job.bytes.byteLength));
       shared.set(job.bytes);
     }
     // The parts take chunks of pages from one shared counter (see ToolPart).
-    const cursor = team.length > 1 && opts.splitPages !== 'halves' ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
-    const partOf = (index: number): ToolPart | undefined => (team.length > 1 ? { index, count: team.length, minPages: Math.max(1, splitMinPages), cursor } : undefined);
+    const cursor = run.split && opts.splitPages !== 'halves' ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+    const partOf = (index: number): ToolPart | undefined => (run.split ? { index, count: run.parts, minPages: Math.max(1, splitMinPages), cursor } : undefined);
     const request = (bytes: Uint8Array, index: number): WorkerRequest =>
       job.lane === 'inspect' ? { type: 'inspect', jobId: job.id, tool: job.tool, bytes, maxPages: job.maxPages ?? Infinity } : { type: 'run', jobId: job.id, tool: job.tool, bytes, part: partOf(index) };
     for (const [index, slot] of team.entries()) {
@@ -348,19 +299,19 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
         } else slot.worker.postMessage(request(shared!, index));
       } catch (error) {
         log.error('tool job could not be sent to a worker', { jobId: job.id, tool: job.tool, requestId: job.requestId, error });
-        fail(job, error);
+        run.fail(error);
         break;
       }
-      slot.job = job;
+      slot.job = run;
       slot.part = index;
-      job.running.add(slot);
+      run.running.add(slot);
     }
     job.bytes = new Uint8Array(0);
-    if (!job.running.size) return;
-    job.timer = setTimeout(() => {
-      if (!job.settled) log.warn('tool job timed out', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms: Date.now() - job.startedAt, timeoutMs: job.timeoutMs, parts: job.parts });
-      fail(job, new AppError('processing_timeout', 504, `processing the document took longer than ${job.timeoutMs / 1000} s`));
-      for (const slot of [...job.running]) retire(slot, new Error('terminated after a job timeout'));
+    if (!run.running.size) return;
+    run.timer = setTimeout(() => {
+      if (!run.settled) log.warn('tool job timed out', { jobId: job.id, tool: job.tool, requestId: job.requestId, ms: Date.now() - run.startedAt, timeoutMs: job.timeoutMs, parts: run.parts });
+      run.fail(new AppError('processing_timeout', 504, `processing the document took longer than ${job.timeoutMs / 1000} s`));
+      for (const slot of [...run.running]) retire(slot, new Error('terminated after a job timeout'));
     }, job.timeoutMs);
   };
 
@@ -369,10 +320,7 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
     for (const w of idleWaiters.splice(0)) w();
   };
 
-  const newJob = (fields: Pick<Job, 'lane' | 'maxPages' | 'tool' | 'bytes' | 'requestId' | 'timeoutMs' | 'resolve' | 'reject'>): Job => {
-    const now = Date.now();
-    return { ...fields, id: nextJobId++, enqueuedAt: now, startedAt: now, settled: false, timer: null, parts: 0, running: new Set(), results: [], partPages: [], partDone: [], partTotal: [], remaining: 0, lastProgressLog: 0 };
-  };
+  const newJob = (fields: Omit<QueuedJob, 'id' | 'enqueuedAt'>): QueuedJob => ({ ...fields, id: nextJobId++, enqueuedAt: Date.now() });
 
   for (let i = 0; i < size; i++) spawn('tools');
   for (let i = 0; i < inspectSize; i++) spawn('inspect');
