@@ -8,7 +8,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawnService } from './helpers/app.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,9 +45,6 @@ interface Life {
 test(`the PGlite ledger keeps every acknowledged paid call across ${KILLS} SIGKILLs at random moments`, async (t) => {
   const pgliteDir = join(dir, 'pglite');
   const env = {
-    ...process.env,
-    PORT: '0',
-    METRICS_PORT: '0',
     DATABASE_URL: '',
     PAYCALL_PROFILE: 'devnet',
     PAYCALL_START_DEVNET: '0',
@@ -87,23 +84,12 @@ test(`the PGlite ledger keeps every acknowledged paid call across ${KILLS} SIGKI
 
   for (let i = 0; i <= KILLS; i++) {
     const last = i === KILLS;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
+    const svc = spawnService(env);
+    const { child, exited } = svc;
     let killed = false;
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const spawnedAt = performance.now();
     const life: Life = { killedBeforeListening: false, startMs: null, acked: [], unexpected: [] };
     lives.push(life);
-    const listening = new Promise<string | null>((resolve) => {
-      const onData = (chunk: Buffer) => {
-        out += chunk.toString();
-        const m = /"msg":"listening".*?"url":"(http:[^"]+)"/.exec(out);
-        if (m) resolve(m[1]);
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-      void exited.then(() => resolve(null));
-    });
     // Even lives die while starting (cluster creation, recovery, migrations), odd ones while
     // serving paid calls: both at a random moment of their phase.
     const duringStartUp = i % 2 === 0;
@@ -116,10 +102,10 @@ test(`the PGlite ledger keeps every acknowledged paid call across ${KILLS} SIGKI
     };
     if (!last && duringStartUp) killAfter(Math.random() * lastStartMs);
 
-    const url = await listening;
+    const url = await svc.listening;
     if (url === null) {
       // Exited before listening: fine only if we killed it.
-      assert.ok(killed, `start ${i} failed on its own (exit ${await exited}):\n${out.slice(-3000)}`);
+      assert.ok(killed, `start ${i} failed on its own (exit ${await exited}):\n${svc.output().slice(-3000)}`);
       life.killedBeforeListening = true;
       continue;
     }
@@ -146,7 +132,7 @@ test(`the PGlite ledger keeps every acknowledged paid call across ${KILLS} SIGKI
       await paidCall(url, life);
       acked.push(...life.acked);
       child.kill('SIGTERM');
-      assert.equal(await exited, 0, out.slice(-3000));
+      assert.equal(await exited, 0, svc.output().slice(-3000));
       break;
     }
     // Drive paid calls until the kill lands; errors after it are the kill's.

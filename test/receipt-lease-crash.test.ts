@@ -12,12 +12,13 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { httpbis, createVerifier } from 'http-message-signatures';
+import { spawnService } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts';
 import { makePdf, xPayment } from './helpers/paid.ts';
@@ -64,59 +65,20 @@ interface Service {
   logged(re: RegExp): Promise<void>;
 }
 
-async function spawnService(name: string, env: Record<string, string> = {}): Promise<Service> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      METRICS_PORT: '0',
-      DATABASE_URL: db.url,
-      PAYCALL_PROFILE: 'devnet',
-      PAYCALL_START_DEVNET: '0',
-      PAYCALL_DATA_DIR: devnet.dataDir,
-      TOOL_WORKERS: '1',
-      LOG_LEVEL: 'info',
-      SCHEDULER_TICK_MS: '200',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function startService(name: string, env: Record<string, string> = {}): Promise<Service> {
+  const svc = spawnService({
+    DATABASE_URL: db.url,
+    PAYCALL_PROFILE: 'devnet',
+    PAYCALL_START_DEVNET: '0',
+    PAYCALL_DATA_DIR: devnet.dataDir,
+    TOOL_WORKERS: '1',
+    LOG_LEVEL: 'info',
+    SCHEDULER_TICK_MS: '200',
+    ...env,
   });
-  let out = '';
-  const listeners = new Set<() => void>();
-  const onData = (chunk: Buffer) => {
-    out += chunk.toString();
-    for (const l of listeners) l();
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const check = () => {
-      const m = /"msg":"listening".*?"url":"(http:[^"]+)"/.exec(out);
-      if (m) resolve(m[1]);
-    };
-    listeners.add(check);
-    void exited.then((code) => reject(new Error(`${name} exited (${code}) before listening:\n${out.slice(-3000)}`)));
-  });
-  const service: Service = {
-    name,
-    url,
-    child,
-    out: () => out,
-    exited,
-    logged(re) {
-      const from = out.length;
-      return new Promise((resolve) => {
-        const check = () => {
-          if (re.test(out.slice(from))) {
-            listeners.delete(check);
-            resolve();
-          }
-        };
-        listeners.add(check);
-      });
-    },
-  };
+  const url = await svc.listening;
+  if (url === null) throw new Error(`${name} exited (${await svc.exited}) before listening:\n${svc.output().slice(-3000)}`);
+  const service: Service = { name, url, child: svc.child, out: svc.output, exited: svc.exited, logged: svc.logged };
   services.push(service);
   return service;
 }
@@ -165,7 +127,7 @@ let b: Service;
 
 test('an instance killed mid-run of a long paid tool run: another instance answers the retry once the short lease ran out', { timeout: 300_000 }, async (t) => {
   let a: Service;
-  [a, b] = await Promise.all([spawnService('a'), spawnService('b')]);
+  [a, b] = await Promise.all([startService('a'), startService('b')]);
   const pdf = await makePdf(400, 'lease takeover');
   const post = (s: Service, headers: Record<string, string> = {}) =>
     fetch(`${s.url}/v1/pdf-text`, { method: 'POST', headers: { 'content-type': 'application/pdf', ...headers }, body: new Uint8Array(pdf), signal: AbortSignal.timeout(RETRY_TIMEOUT_MS) });
@@ -234,7 +196,7 @@ async function verifySignature(s: Service, got: (typeof received)[number]): Prom
 }
 
 test('an instance killed mid-forward: the upstream gets the same paid call again (same signed X-Paycall-Tx and Idempotency-Key), the buyer one answer', { timeout: 300_000 }, async (t) => {
-  const c = await spawnService('c');
+  const c = await startService('c');
   const d = b;
   await sellerEndpoint(d, [c, d], 'held');
   // The first paid forward is held open (the upstream is working on it) until the test ends.
@@ -293,7 +255,7 @@ test('an instance killed mid-forward: the upstream gets the same paid call again
 
 test('a live forward held for six lease periods is not taken over by a retry on another instance', { timeout: 300_000 }, async () => {
   // One-second leases: the forward outlives six of them on its live instance.
-  const [f, g] = await Promise.all([spawnService('f', { RUN_LEASE_SECONDS: '1' }), spawnService('g', { RUN_LEASE_SECONDS: '1' })]);
+  const [f, g] = await Promise.all([startService('f', { RUN_LEASE_SECONDS: '1' }), startService('g', { RUN_LEASE_SECONDS: '1' })]);
   await sellerEndpoint(g, [f, g], 'long');
   let release = () => {};
   plans.set('long', (n, res) => {

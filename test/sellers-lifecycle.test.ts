@@ -12,21 +12,12 @@ import pg from 'pg';
 import { Registry } from 'prom-client';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
-import { call, endpointInput, eventually, evmSigner, listEndpoints, publish, register, resume, signedQuery, solanaSigner, startUpstream, type TestSigner, type TestUpstream } from './helpers/sellers.ts';
+import { FAST_LIFECYCLE_ENV, call, endpointInput, eventually, evmSigner, listEndpoints, publish, register, resume, signedQuery, solanaSigner, startUpstream, type TestSigner, type TestUpstream } from './helpers/sellers.ts';
 import { nextHealthState, recordUpstreamOutcome, type HealthState } from '../src/sellers/lifecycle.ts';
 import { createSellerMetrics } from '../src/sellers/seller-metrics.ts';
 import { silentLogger } from '../src/log.ts';
 
-const LIFECYCLE_ENV = {
-  SCHEDULER_TICK_MS: '0',
-  HEALTH_PROBE_INTERVAL_MS: '1',
-  PROBE_RETRY_BASE_MS: '1',
-  PROBE_RETRY_MAX_MS: '1',
-  ENDPOINT_DEGRADE_AFTER_FAILURES: '2',
-  ENDPOINT_RECOVER_AFTER_SUCCESSES: '2',
-  ENDPOINT_SUSPEND_AFTER_FAILURES: '4',
-  PROBE_REGIONS: 'us-east,eu-central,ap-southeast',
-};
+const LIFECYCLE_ENV = { ...FAST_LIFECYCLE_ENV, PROBE_REGIONS: 'us-east,eu-central,ap-southeast' };
 
 let db: TestDatabase;
 let t: TestApp;

@@ -20,7 +20,7 @@ import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts';
 import { decodePaymentResponse, sessionToken, xPayment } from './helpers/paid.ts';
-import { call, endpointInput, eventually, evmSigner, publish, register, signedQuery, type TestSigner } from './helpers/sellers.ts';
+import { FAST_LIFECYCLE_ENV, call, endpointInput, eventually, evmSigner, publish, register, signedQuery, type TestSigner } from './helpers/sellers.ts';
 import { movableClock, settleUntil, usdcOn } from './helpers/settlement.ts';
 import { assertMatchesContract } from './helpers/contract.ts';
 import { evmTransferUsdc, signEip3009Authorization } from '../devnet/buyer.ts';
@@ -30,13 +30,7 @@ import { sqlOf } from '../src/sellers/seller-store.ts';
 
 const PRICE = 20_000n;
 const ENV = {
-  SCHEDULER_TICK_MS: '0',
-  HEALTH_PROBE_INTERVAL_MS: '1',
-  PROBE_RETRY_BASE_MS: '1',
-  PROBE_RETRY_MAX_MS: '1',
-  ENDPOINT_DEGRADE_AFTER_FAILURES: '2',
-  ENDPOINT_RECOVER_AFTER_SUCCESSES: '2',
-  ENDPOINT_SUSPEND_AFTER_FAILURES: '4',
+  ...FAST_LIFECYCLE_ENV,
   UPSTREAM_TIMEOUT_MS: '500',
   UPSTREAM_RETRY_WINDOW_MS: '300',
   UPSTREAM_RETRY_BASE_MS: '50',

@@ -215,3 +215,17 @@ export const endpointInput = (upstreamUrl: string, suffix: string, extra: Partia
   mode: 'proxy',
   ...extra,
 });
+
+/**
+ * Probes and health transitions fast enough for a test: the scheduler ticks only when a test
+ * runs it, a probe retries at once, two failures degrade an endpoint and four suspend it.
+ */
+export const FAST_LIFECYCLE_ENV = {
+  SCHEDULER_TICK_MS: '0',
+  HEALTH_PROBE_INTERVAL_MS: '1',
+  PROBE_RETRY_BASE_MS: '1',
+  PROBE_RETRY_MAX_MS: '1',
+  ENDPOINT_DEGRADE_AFTER_FAILURES: '2',
+  ENDPOINT_RECOVER_AFTER_SUCCESSES: '2',
+  ENDPOINT_SUSPEND_AFTER_FAILURES: '4',
+} as const;
