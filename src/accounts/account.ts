@@ -3,7 +3,7 @@
  * numeric/bigint from SQL to JSON (decimal strings); nothing passes through a float.
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Handler, RequestContext } from '../http/server.ts';
 import { walletKey, walletKind } from '../http/wallet-signature.ts';
@@ -77,7 +77,7 @@ export function accountWallet(ctx: RequestContext): string {
 export function accountHandler(deps: { orm: Database }): Handler {
   return async (ctx) => {
     const wallet = ctx.apiKey?.wallet ?? accountWallet(ctx);
-    const em = deps.orm.em.fork() as unknown as SqlEntityManager;
+    const em = sqlOf(deps.orm);
     const b = await accountBalances(em, wallet);
     const seller = b.payoutChain !== null ? await findSellerByWallet(em, wallet) : null;
     return {

@@ -5,9 +5,8 @@
  * interval of them, never anything that decides access. Each instance batches its own uses;
  * `greatest` keeps the column monotonic when several instances flush out of order.
  */
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import type { Logger } from '../log.ts';
-import type { SqlEntityManager } from '@mikro-orm/sql';
 
 export interface KeyUsage {
   /** Remembers that a key was used now. */
@@ -31,7 +30,7 @@ export function createKeyUsage(deps: { orm: Database; flushMs: number; log: Logg
     const batch = pending;
     pending = new Map();
     const rows = [...batch];
-    const em = deps.orm.em.fork() as unknown as SqlEntityManager;
+    const em = sqlOf(deps.orm);
     try {
       // One statement per flush, unless more keys were used than one statement may carry
       // parameters for (PostgreSQL: 65535).

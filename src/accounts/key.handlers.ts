@@ -3,8 +3,7 @@
  * or the Bearer key itself). The signature and key checks are the wrappers' business
  * (account-handlers.ts); these handlers only act.
  */
-import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Handler, RequestContext } from '../http/server.ts';
 import { walletKey } from '../http/wallet-signature.ts';
@@ -16,7 +15,6 @@ export interface KeyHandlerDeps {
   secret: string;
 }
 
-const sqlOf = (orm: Database) => orm.em.fork() as unknown as SqlEntityManager;
 
 export interface IssueApiKeyBody {
   wallet: string;

@@ -17,8 +17,7 @@
  * (request_payout) reuse it.
  */
 import { createHash } from 'node:crypto';
-import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import { AppError } from './app-error.ts';
 import type { Handler, RequestContext } from './server.ts';
 import { payloadHash, verifyWalletSignature, walletKey, walletKind } from './wallet-signature.ts';
@@ -114,7 +113,7 @@ export const signatureUseKey = (wallet: string, action: string, payload: string,
  * for a request that was refused after the signature check.
  */
 export async function consumeSignatures(orm: Database, uses: { key: string; wallet: string; action: string }[]): Promise<() => Promise<void>> {
-  const em = orm.em.fork() as unknown as SqlEntityManager;
+  const em = sqlOf(orm);
   const unique = [...new Map(uses.map((u) => [u.key, u])).values()];
   await em.transactional(async (tx) => {
     for (const u of unique) {
@@ -126,7 +125,7 @@ export async function consumeSignatures(orm: Database, uses: { key: string; wall
     }
   });
   return async () => {
-    await (orm.em.fork() as unknown as SqlEntityManager).execute(
+    await sqlOf(orm).execute(
       `delete from used_signature where signature_hash in (${unique.map(() => '?').join(', ')})`,
       unique.map((u) => u.key),
     );

@@ -19,7 +19,7 @@ import { net } from './take-rate.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import type { Payment } from '../db/entities.ts';
 import { AppError } from '../http/app-error.ts';
 import { createLru } from '../lib/lru.ts';
@@ -157,7 +157,7 @@ export function createReceiptGate(orm: Database, opts: ReceiptGateOptions): Rece
   const heartbeatMs = opts.heartbeatMs ?? Math.max(10, Math.floor(opts.leaseMs / 3));
   const maxHoldMs = opts.maxHoldMs ?? 3_600_000;
   const holder = randomUUID();
-  const em = () => orm.em.fork() as unknown as SqlEntityManager;
+  const em = () => sqlOf(orm);
 
   // Receipts this instance holds (primary key -> when the hold began and the key it was
   // claimed by, which may be an alias), renewed by one timer with one statement per beat; the

@@ -2,10 +2,9 @@
  * Seller endpoints in /v1/_meta: active and degraded ones, with measured p50/p99 upstream
  * latency and success rate over the last 24 h (probes and live calls), so agents can choose.
  */
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import { NETWORKS } from '../chains/chain-adapter.ts';
 import type { CatalogEntry } from '../catalog/meta.ts';
-import { sqlOf } from './seller-store.ts';
 
 export async function listSellerCatalogEntries(orm: Database): Promise<CatalogEntry[]> {
   const rows = await sqlOf(orm).execute<Record<string, string | number | null>[]>(

@@ -19,10 +19,10 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { SellersConfig } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { countError, ENDPOINT_COLUMNS, recordObservation, sqlOf, type EndpointRow } from './seller-store.ts';
+import { countError, ENDPOINT_COLUMNS, recordObservation, type EndpointRow } from './seller-store.ts';
 import type { ProbeResult } from './probe-upstream.ts';
 import type { SellerMetrics } from './seller-metrics.ts';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 
 export type EndpointStatus = EndpointRow['status'];
 

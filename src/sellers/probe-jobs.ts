@@ -7,7 +7,8 @@
  */
 import type { ScheduledTask } from '../jobs/scheduler.ts';
 import type { UpstreamClient } from '../proxy/upstream-client.ts';
-import { ENDPOINT_COLUMNS, sqlOf, type EndpointRow } from './seller-store.ts';
+import { sqlOf } from '../db/orm.ts';
+import { ENDPOINT_COLUMNS, type EndpointRow } from './seller-store.ts';
 import { recordUpstreamOutcome, runActivationRound, type LifecycleDeps } from './lifecycle.ts';
 import { probeUpstream } from './probe-upstream.ts';
 

@@ -15,7 +15,8 @@ import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
 import { defaultPayoutChain, registerBindingPayload, registerPayload, shapeBChain, verifyWalletSignature, walletKey, walletKind } from '../http/wallet-signature.ts';
 import { checkTimestamp, consumeSignatures, countingRefusals, signatureUseKey, type SignatureDeps } from '../http/with-seller-signature.ts';
-import { findSellerByWallet, sellerJson, sqlOf, type SellerRow } from './seller-store.ts';
+import { sqlOf } from '../db/orm.ts';
+import { findSellerByWallet, sellerJson, type SellerRow } from './seller-store.ts';
 
 const CHAIN_ORDER = PAYOUT_CHAINS;
 

@@ -11,7 +11,8 @@ import { addEndpointPayload, idPayload, updateEndpointPayload, walletPayload, ty
 import { registerSellerHandler } from './register-seller.handler.ts';
 import { addEndpointHandler, deleteEndpointHandler, listEndpointsHandler, mergedUpdate, updateEndpointHandler, type EndpointHandlerDeps } from './endpoint.handlers.ts';
 import { sellerErrorsHandler, sellerStatsHandler } from './seller-reports.handlers.ts';
-import { findEndpoint, requireSeller, sellerJson, sellerWallets, sqlOf } from './seller-store.ts';
+import { sqlOf } from '../db/orm.ts';
+import { findEndpoint, requireSeller, sellerJson, sellerWallets } from './seller-store.ts';
 
 export interface SellerHandlerDeps extends EndpointHandlerDeps {
   serviceName: string;

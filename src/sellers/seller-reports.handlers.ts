@@ -6,8 +6,8 @@
  * shown apart (`undelivered_calls`, `undelivered_atomic`); calls and paid count every paid call.
  */
 import type { Handler } from '../http/server.ts';
-import type { Database } from '../db/orm.ts';
-import { refuseSuspended, requireSeller, sqlOf } from './seller-store.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
+import { refuseSuspended, requireSeller } from './seller-store.ts';
 
 const DAY = 86_400;
 

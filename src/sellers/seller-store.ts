@@ -3,12 +3,9 @@
  * PostgreSQL and PGlite) and the JSON shapes of the contract's Seller and SellerEndpoint.
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Database } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
 import { walletKey } from '../http/wallet-signature.ts';
 import type { ProbeResult } from './probe-upstream.ts';
-
-export const sqlOf = (orm: Database) => orm.em.fork() as unknown as SqlEntityManager;
 
 export interface SellerRow {
   id: number;

@@ -15,7 +15,7 @@
  * slow or failing chain does not hold the others.
  */
 import type { ScheduledTask } from '../jobs/scheduler.ts';
-import { sqlOf } from '../sellers/seller-store.ts';
+import { sqlOf } from '../db/orm.ts';
 import { claimPayouts, leaseDuePayouts, type PayoutRow } from './payout-store.ts';
 import { markPaid, workPayout, type PayoutWorkerDeps } from './payout-worker.ts';
 

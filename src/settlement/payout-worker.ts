@@ -18,10 +18,9 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { PayoutSender, PayoutSenders, PreparedPayout } from '../chains/payout-sender.ts';
 import type { SettlementConfig } from '../config.ts';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { sqlOf } from '../sellers/seller-store.ts';
 import { markConfirmed, recordFailure, recordPrepared, recordWaiting, type PayoutRow } from './payout-store.ts';
 
 /**

@@ -16,9 +16,9 @@ import type { Handler } from '../http/server.ts';
 import { AppError } from '../http/app-error.ts';
 import { createSignatureCheck, type SignatureDeps } from '../http/with-seller-signature.ts';
 import { walletPayload } from '../http/wallet-signature.ts';
-import { refuseSuspended, requireSeller, sqlOf, type SellerRow } from '../sellers/seller-store.ts';
+import { refuseSuspended, requireSeller, type SellerRow } from '../sellers/seller-store.ts';
 import type { SettlementConfig } from '../config.ts';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import { claimPayouts, findPayout, type PayoutRow } from './payout-store.ts';
 
 export interface SettlementHandlerDeps {
