@@ -64,7 +64,6 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return orm;
 }
 
-/** A cheap round trip for /v1/_health. */
 /** Written once a cluster has been created completely; a cluster without it may be half made. */
 const CREATED_MARKER = '.paycall-created';
 
@@ -111,6 +110,16 @@ async function openPglite(dir: string, log: Logger, init: (dir: string) => Promi
   return init(dir);
 }
 
+/**
+ * The database's clock at full precision (clock_timestamp, not the transaction's now()): the
+ * scheduled jobs compare due times with it, so every instance reads the same clock.
+ */
+export async function databaseNow(em: Sql): Promise<string> {
+  const [{ t }] = await em.execute<{ t: string }[]>('select clock_timestamp()::text as t');
+  return t;
+}
+
+/** A cheap round trip for /v1/_health. */
 export async function pingDatabase(orm: Database): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
   const started = performance.now();
   try {
