@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 import { sqlOf, type Database } from '../db/orm.ts';
 import { AppError } from './app-error.ts';
+import { insertSignatureUses, releaseSignatureUses } from './signature-store.ts';
 import type { Handler, RequestContext } from './server.ts';
 import { payloadHash, verifyWalletSignature, walletKey, walletKind } from './wallet-signature.ts';
 
@@ -116,19 +117,11 @@ export async function consumeSignatures(orm: Database, uses: { key: string; wall
   const em = sqlOf(orm);
   const unique = [...new Map(uses.map((u) => [u.key, u])).values()];
   await em.transactional(async (tx) => {
-    for (const u of unique) {
-      const rows = await tx.execute<{ signature_hash: string }[]>(
-        'insert into used_signature (signature_hash, wallet, action) values (?, ?, ?) on conflict do nothing returning signature_hash',
-        [u.key, walletKey(u.wallet), u.action],
-      );
-      if (!rows.length) throw new AppError('signature_already_used', 409, 'This signature was already used.', { hint: 'Sign again with a fresh timestamp.' });
-    }
+    const fresh = await insertSignatureUses(tx, unique.map((u) => ({ key: u.key, walletKey: walletKey(u.wallet), action: u.action })));
+    if (fresh < unique.length) throw new AppError('signature_already_used', 409, 'This signature was already used.', { hint: 'Sign again with a fresh timestamp.' });
   });
   return async () => {
-    await sqlOf(orm).execute(
-      `delete from used_signature where signature_hash in (${unique.map(() => '?').join(', ')})`,
-      unique.map((u) => u.key),
-    );
+    await releaseSignatureUses(sqlOf(orm), unique.map((u) => u.key));
   };
 }
 
