@@ -29,9 +29,9 @@ import {
   setReceiptPayment,
   takeOverReceipt,
   type LedgerEntry,
-  type ReceiptRow,
   type StoredAnswer,
 } from './receipt-store.ts';
+import type { ReceiptRow } from '../db/rows.ts';
 
 /** Money a reservation holds while it is settled, counted against the payer's balance. */
 export interface BalanceHold {

@@ -23,6 +23,7 @@
  */
 import type { Sql } from '../db/orm.ts';
 import type { Payment } from '../db/entities.ts';
+import type { ReceiptRow } from '../db/rows.ts';
 import { net } from './take-rate.ts';
 
 /** What a payment row records; fee and net are derived from amount and take rate. */
@@ -32,19 +33,6 @@ export interface StoredAnswer {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
-}
-
-/** A consumed receipt as the gate reads it (the primary receipt when the key was an alias). */
-export interface ReceiptRow {
-  receipt_key: string;
-  fingerprint: string;
-  alias_of: string | null;
-  state: string;
-  payment_id: string | null;
-  lease_active: boolean;
-  response_status: number | null;
-  response_headers: Record<string, string> | null;
-  response_body: Buffer | Uint8Array | null;
 }
 
 /** The stored answer's columns of a receipt row. */

@@ -15,29 +15,8 @@
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { AppError } from '../http/app-error.ts';
-import type { ProbeResult } from './probe-upstream.ts';
-import type { SellerRow } from './seller-store.ts';
-
-export interface EndpointRow {
-  id: number;
-  seller_id: number;
-  slug: string;
-  path_suffix: string;
-  upstream_url: string;
-  atomic_price: string;
-  unit: string;
-  desc: string;
-  mode: string;
-  sample_body: unknown;
-  status: 'pending' | 'active' | 'degraded' | 'suspended';
-  consecutive_failures: number;
-  consecutive_successes: number;
-  probe_attempts: number;
-  degraded_at_s: string | null;
-  last_probe: ProbeResult | null;
-  created_at: string;
-  deleted_at: string | null;
-}
+import type { ProbeResult } from '../db/entities.ts';
+import type { EndpointRow, SellerRow } from '../db/rows.ts';
 
 const ENDPOINT_COLUMNS = `e.id, e.seller_id, e.slug, e.path_suffix, e.upstream_url, e.atomic_price::text as atomic_price, e.unit, e."desc", e.mode, e.sample_body,
   e.status, e.consecutive_failures, e.consecutive_successes, e.probe_attempts, extract(epoch from e.degraded_at)::bigint as degraded_at_s, e.last_probe,

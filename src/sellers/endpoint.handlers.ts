@@ -8,9 +8,11 @@ import type { Handler } from '../http/server.ts';
 import type { UpstreamClient } from '../proxy/upstream-client.ts';
 import { UpstreamAddressError } from '../proxy/ssrf-guard.ts';
 import { sqlOf } from '../db/orm.ts';
-import { deleteEndpoint, endpointJson, insertEndpoint, listEndpoints, pathInUse, recordObservation, requireOwnEndpoint, updateEndpoint, type EndpointRow } from './endpoint-store.ts';
+import { deleteEndpoint, endpointJson, insertEndpoint, listEndpoints, pathInUse, recordObservation, requireOwnEndpoint, updateEndpoint } from './endpoint-store.ts';
 import { findSellerByWallet, refuseSuspended, requireSeller } from './seller-store.ts';
-import { probeUpstream, type ProbeResult } from './probe-upstream.ts';
+import { probeUpstream } from './probe-upstream.ts';
+import type { ProbeResult } from '../db/entities.ts';
+import type { EndpointRow } from '../db/rows.ts';
 import type { LifecycleDeps } from './lifecycle.ts';
 import type { EndpointFields } from '../http/wallet-signature.ts';
 

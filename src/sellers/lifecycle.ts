@@ -18,13 +18,12 @@
  */
 import type { SellersConfig } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { finishActivationRound, lockEndpoint, recordObservation, writeHealthState, type EndpointRow } from './endpoint-store.ts';
+import { finishActivationRound, lockEndpoint, recordObservation, writeHealthState } from './endpoint-store.ts';
 import { countError, suspendSeller } from './seller-store.ts';
-import type { ProbeResult } from './probe-upstream.ts';
+import type { EndpointStatus, ProbeResult } from '../db/entities.ts';
+import type { EndpointRow } from '../db/rows.ts';
 import type { SellerMetrics } from './seller-metrics.ts';
 import { sqlOf, type Database } from '../db/orm.ts';
-
-export type EndpointStatus = EndpointRow['status'];
 
 export interface HealthState {
   status: EndpointStatus;

@@ -9,7 +9,8 @@ import type { ScheduledTask } from '../jobs/scheduler.ts';
 import type { UpstreamClient } from '../proxy/upstream-client.ts';
 import { databaseNow, sqlOf } from '../db/orm.ts';
 import { purgeSignatureUses } from '../http/signature-store.ts';
-import { claimDueProbes, purgeObservations, scheduleHealthProbe, type EndpointRow } from './endpoint-store.ts';
+import { claimDueProbes, purgeObservations, scheduleHealthProbe } from './endpoint-store.ts';
+import type { EndpointRow } from '../db/rows.ts';
 import { recordUpstreamOutcome, runActivationRound, type LifecycleDeps } from './lifecycle.ts';
 import { probeUpstream } from './probe-upstream.ts';
 

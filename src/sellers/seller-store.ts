@@ -14,28 +14,8 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { AppError } from '../http/app-error.ts';
 import { walletKey } from '../http/wallet-signature.ts';
-import type { ProbeResult } from './probe-upstream.ts';
-
-export interface SellerRow {
-  id: number;
-  wallet: string;
-  slug: string;
-  payout_chain: string;
-  status: 'active' | 'suspended';
-  created_at: string;
-}
-
-/** The columns a paid call needs of its endpoint. */
-export interface LiveEndpoint {
-  id: number;
-  seller_id: number;
-  status: string;
-  mode: 'proxy' | 'paywall';
-  upstream_url: string;
-  atomic_price: string;
-  desc: string;
-  sample_body: unknown;
-}
+import type { ProbeResult } from '../db/entities.ts';
+import type { LiveEndpoint, SellerRow } from '../db/rows.ts';
 
 const SELLER_COLUMNS = `s.id, s.wallet, s.slug, s.payout_chain, s.status, extract(epoch from s.created_at)::bigint as created_at`;
 

@@ -25,8 +25,8 @@ import {
   sellerIdsAfter,
   settlementRunFinished,
   takeSettlementRun,
-  type PayoutRow,
 } from './payout-store.ts';
+import type { PayoutRow } from '../db/rows.ts';
 import { markPaid, workPayout, type PayoutWorkerDeps } from './payout-worker.ts';
 
 export interface SettlementDeps extends PayoutWorkerDeps {

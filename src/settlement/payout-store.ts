@@ -27,27 +27,8 @@
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { PayoutChain, PreparedPayout } from '../chains/payout-sender.ts';
-import type { PayoutStatus } from '../db/entities.ts';
+import type { PayoutRow } from '../db/rows.ts';
 import type { SettlementSnapshot } from '../metrics/metrics.ts';
-
-/** A payout as the worker reads it (amount as decimal text: numeric(78,0) never goes through a float). */
-export interface PayoutRow {
-  id: number;
-  seller_id: number;
-  wallet: string;
-  chain: PayoutChain;
-  amount: string;
-  status: PayoutStatus;
-  tx: string | null;
-  raw: string | null;
-  valid_until: string | null;
-  error: string | null;
-  settlement_day: string | null;
-  attempts: number;
-  /** Seconds since the transaction was broadcast (null: not broadcast yet). */
-  broadcast_age_s: number | null;
-  created_at: string;
-}
 
 const PAYOUT_COLUMNS = `o.id::int as id, o.seller_id, o.wallet, o.chain, o.amount::text as amount, o.status, o.tx, o.raw, o.valid_until, o.error, o.settlement_day,
   o.attempts, extract(epoch from now() - o.broadcast_at)::int as broadcast_age_s, extract(epoch from o.created_at)::bigint as created_at`;

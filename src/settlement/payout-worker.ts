@@ -21,7 +21,8 @@ import type { SettlementConfig } from '../config.ts';
 import { sqlOf, type Database } from '../db/orm.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { markConfirmed, recordFailure, recordPrepared, recordWaiting, type PayoutRow } from './payout-store.ts';
+import { markConfirmed, recordFailure, recordPrepared, recordWaiting } from './payout-store.ts';
+import type { PayoutRow } from '../db/rows.ts';
 
 /**
  * Points of the payout path where tests pause or kill the process: intent written (claimed),

@@ -16,10 +16,11 @@ import type { Handler } from '../http/server.ts';
 import { AppError } from '../http/app-error.ts';
 import { createSignatureCheck, type SignatureDeps } from '../http/with-seller-signature.ts';
 import { walletPayload } from '../http/wallet-signature.ts';
-import { refuseSuspended, requireSeller, type SellerRow } from '../sellers/seller-store.ts';
+import { refuseSuspended, requireSeller } from '../sellers/seller-store.ts';
+import type { PayoutRow, SellerRow } from '../db/rows.ts';
 import type { SettlementConfig } from '../config.ts';
 import { sqlOf, type Database } from '../db/orm.ts';
-import { claimPayouts, findPayout, lockSellers, payoutRequestState, type PayoutRow } from './payout-store.ts';
+import { claimPayouts, findPayout, lockSellers, payoutRequestState } from './payout-store.ts';
 
 export interface SettlementHandlerDeps {
   orm: Database;
