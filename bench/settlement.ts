@@ -17,7 +17,7 @@ import { createMetrics } from '../src/metrics/metrics.ts';
 import { loadConfig } from '../src/config.ts';
 import { PAYOUT_CHAINS, type PayoutChain, type PayoutSender, type PayoutSenders } from '../src/chains/payout-sender.ts';
 import { runDailySettlement, workDuePayouts } from '../src/settlement/daily.ts';
-import { sqlOf } from '../src/sellers/seller-store.ts';
+import { sqlOf } from '../src/db/orm.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const SELLERS = Number(process.env.BENCH_SELLERS ?? 10_000);

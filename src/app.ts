@@ -56,7 +56,7 @@ import { createSettlementHandlers } from './settlement/settlement-handlers.ts';
 import { createSettlementJobs } from './settlement/daily.ts';
 import type { SettlementHooks } from './settlement/payout-worker.ts';
 import { settlementSource } from './settlement/payout-store.ts';
-import { sqlOf } from './sellers/seller-store.ts';
+import { sqlOf } from './db/orm.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const VERSION: string = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version;

@@ -11,9 +11,8 @@ import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { call, deleteEndpoint, endpointInput, evmSigner, nowS, publish, register, signedQuery, solanaSigner, startUpstream, type TestSigner, type TestUpstream } from './helpers/sellers.ts';
 import { bearer, newKey, signedRevokeHeaders, TEST_API_KEY_SECRET } from './helpers/keys.ts';
 import { accountBalances } from '../src/accounts/account.ts';
-import { openDatabase } from '../src/db/orm.ts';
+import { openDatabase, sqlOf } from '../src/db/orm.ts';
 import { silentLogger } from '../src/log.ts';
-import type { SqlEntityManager } from '@mikro-orm/sql';
 
 let db: TestDatabase;
 let t: TestApp;
@@ -144,7 +143,7 @@ describe('balances', () => {
   test('accountBalances for other modules: bigint figures from one snapshot', async () => {
     const orm = await openDatabase({ databaseUrl: db.url, pgliteDir: '', log: silentLogger });
     try {
-      const b = await accountBalances(orm.em.fork() as unknown as SqlEntityManager, seller.wallet.toLowerCase());
+      const b = await accountBalances(sqlOf(orm), seller.wallet.toLowerCase());
       assert.deepEqual(b, { earned: SETTLED + WITHDRAWABLE, settled: SETTLED, withdrawable: WITHDRAWABLE, spent: SELLER_SPENT, endpointsCount: 2, payoutChain: 'base' });
     } finally {
       await orm.close(true);

@@ -26,7 +26,7 @@ import { assertMatchesContract } from './helpers/contract.ts';
 import { evmTransferUsdc, signEip3009Authorization } from '../devnet/buyer.ts';
 import { net } from '../src/payments/take-rate.ts';
 import { markDelivery } from '../src/settlement/payout-store.ts';
-import { sqlOf } from '../src/sellers/seller-store.ts';
+import { sqlOf } from '../src/db/orm.ts';
 
 const PRICE = 20_000n;
 const ENV = {

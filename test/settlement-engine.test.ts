@@ -19,7 +19,7 @@ import { assertIdentities, balances, fakeSender, insertEarnings, insertSeller, m
 import type { PayoutChain } from '../src/chains/payout-sender.ts';
 import { workPayout, type HookPoint } from '../src/settlement/payout-worker.ts';
 import { findPayout } from '../src/settlement/payout-store.ts';
-import { sqlOf } from '../src/sellers/seller-store.ts';
+import { sqlOf } from '../src/db/orm.ts';
 import { silentLogger } from '../src/log.ts';
 
 const ENV = { SCHEDULER_TICK_MS: '0', PAYOUT_RETRY_BASE_MS: '40', PAYOUT_POLL_MS: '1', PAYOUT_REQUEST_INTERVAL_SECONDS: '3600' };

@@ -2,12 +2,12 @@
  * A wallet's balances from the ledger (`payment`), as seller and as buyer. Money stays in
  * numeric/bigint from SQL to JSON (decimal strings); nothing passes through a float.
  */
-import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database, type Sql } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Handler, RequestContext } from '../http/server.ts';
 import { walletKey, walletKind } from '../http/wallet-signature.ts';
 import { findSellerByWallet } from '../sellers/seller-store.ts';
+import { accountFigures, recentPayoutRows } from './account-store.ts';
 
 export interface AccountBalances {
   /** Net earnings of the seller this wallet belongs to: settled + withdrawable. */
@@ -32,19 +32,12 @@ export interface AccountBalances {
  * delivered ones (only those are claimed by a payout).
  * EVM payers are matched case-insensitively (`lower(payer)`, indexed), Solana's base58 exactly.
  */
-export async function accountBalances(em: SqlEntityManager, wallet: string): Promise<AccountBalances> {
+export async function accountBalances(em: Sql, wallet: string): Promise<AccountBalances> {
   const seller = await findSellerByWallet(em, wallet);
   const key = walletKey(wallet);
-  const payerMatch = walletKind(wallet) === 'evm' ? 'lower(payer) = ?' : 'payer = ?';
+  const payerMatch = walletKind(wallet) === 'evm' ? ('lower(payer) = ?' as const) : ('payer = ?' as const);
   const sellerId = seller?.id ?? null;
-  const [row] = await em.execute<{ settled: string; withdrawable: string; spent: string; endpoints: number }[]>(
-    `select
-       (select coalesce(sum(net), 0)::text from payment where seller_id = ? and payout_id is not null) as settled,
-       (select coalesce(sum(net), 0)::text from payment where seller_id = ? and payout_id is null and delivery = 'delivered') as withdrawable,
-       (select coalesce(sum(amount), 0)::text from payment where ${payerMatch} or buyer_wallet = ?) as spent,
-       (select count(*)::int from seller_endpoint where seller_id = ? and deleted_at is null) as endpoints`,
-    [sellerId, sellerId, key, key, sellerId],
-  );
+  const row = await accountFigures(em, { sellerId, walletKey: key, payerMatch });
   const settled = BigInt(row.settled);
   const withdrawable = BigInt(row.withdrawable);
   return { earned: settled + withdrawable, settled, withdrawable, spent: BigInt(row.spent), endpointsCount: row.endpoints, payoutChain: seller?.payout_chain ?? null };
@@ -57,12 +50,8 @@ const RECENT_PAYOUTS = 10;
  * A seller's latest payouts, newest first, in the contract's Payout shape: a payout that keeps
  * failing on chain shows its attempts and last error here (it is retried with back-off).
  */
-export async function recentPayouts(em: SqlEntityManager, sellerWallet: string, sellerId: number) {
-  const rows = await em.execute<{ id: number; chain: string; wallet: string; amount: string; status: string; tx: string | null; attempts: number; error: string | null; created_at: string }[]>(
-    `select id::int as id, chain, wallet, amount::text as amount, status, tx, attempts, error, floor(extract(epoch from created_at))::bigint as created_at
-       from payout where seller_id = ? order by id desc limit ${RECENT_PAYOUTS}`,
-    [sellerId],
-  );
+export async function recentPayouts(em: Sql, sellerWallet: string, sellerId: number) {
+  const rows = await recentPayoutRows(em, sellerId, RECENT_PAYOUTS);
   return rows.map((p) => ({ id: p.id, wallet: sellerWallet, chain: p.chain, to: p.wallet, amount_atomic: p.amount, status: p.status, tx: p.tx, attempts: p.attempts, error: p.error, created_at: Number(p.created_at) }));
 }
 
@@ -77,7 +66,7 @@ export function accountWallet(ctx: RequestContext): string {
 export function accountHandler(deps: { orm: Database }): Handler {
   return async (ctx) => {
     const wallet = ctx.apiKey?.wallet ?? accountWallet(ctx);
-    const em = deps.orm.em.fork() as unknown as SqlEntityManager;
+    const em = sqlOf(deps.orm);
     const b = await accountBalances(em, wallet);
     const seller = b.payoutChain !== null ? await findSellerByWallet(em, wallet) : null;
     return {

@@ -10,8 +10,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { Sql } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
+import { findKeyByHash, type ApiKeyRow } from './account-store.ts';
 
 export const SCOPES = ['read', 'balance:read', 'endpoints:write', 'pay', 'payout:request'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -51,28 +52,6 @@ export function loadOrCreateApiKeySecret(file: string): string {
   return secret;
 }
 
-export interface ApiKeyRow {
-  id: number;
-  wallet: string;
-  wallet_key: string;
-  key_prefix: string;
-  key_hash: string;
-  label: string | null;
-  scopes: Scope[];
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
-/**
- * Times as Unix seconds (strings; the JSON turns them into integers). Floored: a cast alone
- * rounds, and a key used at 12.6 s must not be reported as used at 13 s.
- */
-const seconds = (column: string) => `floor(extract(epoch from ${column}))::bigint as ${column}`;
-export const KEY_COLUMNS = `id, wallet, wallet_key, key_prefix, key_hash, label, scopes,
-  ${['created_at', 'last_used_at', 'expires_at', 'revoked_at'].map(seconds).join(', ')}`;
-
 const unixOrNull = (v: string | null) => (v === null ? null : Number(v));
 
 /** The contract's ApiKey record: never the hash, never the secret. */
@@ -101,10 +80,10 @@ export const invalidApiKey = () =>
  * The key a Bearer value names, if it is live; otherwise 401 invalid_api_key, the same answer
  * for a malformed, unknown, revoked or expired key so the answer tells a guesser nothing.
  */
-export async function findLiveKey(em: SqlEntityManager, secret: string, apiKey: string, now: Date): Promise<KeyIdentity> {
+export async function findLiveKey(em: Sql, secret: string, apiKey: string, now: Date): Promise<KeyIdentity> {
   if (!KEY_FORM.test(apiKey)) throw invalidApiKey();
   const hash = hashApiKey(secret, apiKey);
-  const [row] = await em.execute<ApiKeyRow[]>(`select ${KEY_COLUMNS} from api_key where key_hash = ?`, [hash]);
+  const row = await findKeyByHash(em, hash);
   // The index found the row by equality already; comparing again in constant time keeps the
   // final decision independent of how many leading characters matched.
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) throw invalidApiKey();

@@ -5,9 +5,9 @@
  * interval of them, never anything that decides access. Each instance batches its own uses;
  * `greatest` keeps the column monotonic when several instances flush out of order.
  */
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import type { Logger } from '../log.ts';
-import type { SqlEntityManager } from '@mikro-orm/sql';
+import { MAX_KEY_USES_PER_STATEMENT, recordKeyUses } from './account-store.ts';
 
 export interface KeyUsage {
   /** Remembers that a key was used now. */
@@ -17,8 +17,6 @@ export interface KeyUsage {
   /** Stops the timer and flushes what is left. */
   close(): Promise<void>;
 }
-
-const MAX_ROWS_PER_UPDATE = 10_000;
 
 export function createKeyUsage(deps: { orm: Database; flushMs: number; log: Logger; now?: () => Date }): KeyUsage {
   const now = deps.now ?? (() => new Date());
@@ -31,18 +29,13 @@ export function createKeyUsage(deps: { orm: Database; flushMs: number; log: Logg
     const batch = pending;
     pending = new Map();
     const rows = [...batch];
-    const em = deps.orm.em.fork() as unknown as SqlEntityManager;
+    const em = sqlOf(deps.orm);
     try {
       // One statement per flush, unless more keys were used than one statement may carry
       // parameters for (PostgreSQL: 65535).
-      for (let i = 0; i < rows.length; i += MAX_ROWS_PER_UPDATE) {
-        const chunk = rows.slice(i, i + MAX_ROWS_PER_UPDATE);
-        await em.execute(
-          `update api_key set last_used_at = greatest(api_key.last_used_at, to_timestamp(u.ms / 1000.0))
-             from (values ${chunk.map(() => '(?::int, ?::bigint)').join(', ')}) as u(id, ms)
-            where api_key.id = u.id`,
-          chunk.flat(),
-        );
+      for (let i = 0; i < rows.length; i += MAX_KEY_USES_PER_STATEMENT) {
+        const chunk = rows.slice(i, i + MAX_KEY_USES_PER_STATEMENT);
+        await recordKeyUses(em, chunk);
       }
     } catch (err) {
       // Kept for the next flush (newer uses of the same key win).

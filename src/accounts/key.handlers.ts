@@ -3,20 +3,18 @@
  * or the Bearer key itself). The signature and key checks are the wrappers' business
  * (account-handlers.ts); these handlers only act.
  */
-import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Handler, RequestContext } from '../http/server.ts';
 import { walletKey } from '../http/wallet-signature.ts';
-import { generateApiKey, hashApiKey, KEY_COLUMNS, KEY_WARNING, keyJson, type ApiKeyRow, type Scope } from './api-keys.ts';
+import { findKeyById, insertKey, listKeys, revokeKey } from './account-store.ts';
+import { generateApiKey, hashApiKey, KEY_WARNING, keyJson, type Scope } from './api-keys.ts';
 import { walletMismatch } from './with-api-key.ts';
 
 export interface KeyHandlerDeps {
   orm: Database;
   secret: string;
 }
-
-const sqlOf = (orm: Database) => orm.em.fork() as unknown as SqlEntityManager;
 
 export interface IssueApiKeyBody {
   wallet: string;
@@ -28,10 +26,14 @@ export function issueKeyHandler(deps: KeyHandlerDeps): Handler {
   return async (ctx) => {
     const body = ctx.body as IssueApiKeyBody;
     const { apiKey, keyPrefix } = generateApiKey();
-    const [row] = await sqlOf(deps.orm).execute<ApiKeyRow[]>(
-      `insert into api_key (wallet, wallet_key, key_prefix, key_hash, label, scopes) values (?, ?, ?, ?, ?, ?::jsonb) returning ${KEY_COLUMNS}`,
-      [body.wallet, walletKey(body.wallet), keyPrefix, hashApiKey(deps.secret, apiKey), body.label, JSON.stringify(body.scopes)],
-    );
+    const row = await insertKey(sqlOf(deps.orm), {
+      wallet: body.wallet,
+      walletKey: walletKey(body.wallet),
+      keyPrefix,
+      keyHash: hashApiKey(deps.secret, apiKey),
+      label: body.label,
+      scopes: body.scopes,
+    });
     const k = keyJson(row);
     return {
       status: 201,
@@ -46,7 +48,7 @@ export function issueKeyHandler(deps: KeyHandlerDeps): Handler {
 export function listKeysHandler(deps: KeyHandlerDeps): Handler {
   return async (ctx) => {
     const wallet = ctx.apiKey!.wallet;
-    const rows = await sqlOf(deps.orm).execute<ApiKeyRow[]>(`select ${KEY_COLUMNS} from api_key where wallet_key = ? order by id`, [walletKey(wallet)]);
+    const rows = await listKeys(sqlOf(deps.orm), walletKey(wallet));
     return { status: 200, body: { wallet, keys: rows.map(keyJson) } };
   };
 }
@@ -68,15 +70,11 @@ export function revokeKeyHandler(deps: KeyHandlerDeps): Handler {
     const id = Number(ctx.params.id);
     const em = sqlOf(deps.orm);
     const notFound = () => new AppError('key_not_found', 404, `No API key with id ${id}.`);
-    const [row] = await em.execute<ApiKeyRow[]>(`select ${KEY_COLUMNS} from api_key where id = ?`, [id]);
+    const row = await findKeyById(em, id);
     if (!row) throw notFound();
     if (ctx.apiKey) {
       if (ctx.apiKey.id !== row.id) throw notFound();
     } else if (walletKey(revokingWallet(ctx)) !== row.wallet_key) throw walletMismatch(`Key ${id}`);
-    const [revoked] = await em.execute<{ revoked_at: string }[]>(
-      `update api_key set revoked_at = coalesce(revoked_at, now()) where id = ? returning floor(extract(epoch from revoked_at))::bigint as revoked_at`,
-      [id],
-    );
-    return { status: 200, body: { id, revoked_at: Number(revoked.revoked_at) } };
+    return { status: 200, body: { id, revoked_at: await revokeKey(em, id) } };
   };
 }

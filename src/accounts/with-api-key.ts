@@ -18,8 +18,7 @@
  * (createSellerHandlers takes `orKey: keys.orSignature` for the same reason).
  */
 import type { IncomingMessage } from 'node:http';
-import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import type { OperationId } from '../generated/operation-ids.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Handler, RequestContext } from '../http/server.ts';
@@ -87,7 +86,7 @@ export function createKeyAuth(deps: KeyAuthDeps) {
   const authenticate = async (op: KeyOperation, ctx: RequestContext): Promise<KeyIdentity | null> => {
     const token = bearerOf(ctx.req);
     if (token === undefined) return null;
-    const key = await findLiveKey(deps.orm.em.fork() as unknown as SqlEntityManager, deps.secret, token, now());
+    const key = await findLiveKey(sqlOf(deps.orm), deps.secret, token, now());
     const scope = KEY_SCOPES[op];
     if (scope !== 'any' && !key.scopes.includes(scope)) {
       throw new AppError('insufficient_scope', 403, `This operation needs the scope ${scope}.`, { hint: `Issue a key with the scope ${scope} (POST /v1/keys).` });

@@ -14,6 +14,17 @@ export type SellerStatus = 'active' | 'suspended';
 export type EndpointStatus = 'pending' | 'active' | 'degraded' | 'suspended';
 export type EndpointMode = 'paywall' | 'proxy';
 
+/** One probe of an upstream, as probe-upstream.ts makes it and seller_endpoint.last_probe keeps it (JSON). */
+export interface ProbeResult {
+  /** Unix seconds. */
+  at: number;
+  region: string;
+  ok: boolean;
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+}
+
 export interface Seller {
   id: number;
   /** Primary wallet as registered (EVM checksummed or Solana base58). */
@@ -80,7 +91,7 @@ export interface SellerEndpoint {
   /** Consecutive failed live (paid) calls; cleared only by a successful live call (lifecycle.ts). */
   callFailures: number;
   degradedAt: Date | null;
-  lastProbe: unknown;
+  lastProbe: ProbeResult | null;
   /** The probe scheduler's job: due when nextProbeAt has passed (claimed with SKIP LOCKED). */
   nextProbeAt: Date | null;
   /** Failed activation rounds of a pending endpoint (back-off exponent). */

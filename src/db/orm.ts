@@ -5,13 +5,24 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
+import type { AbstractSqlDriver, SqlEntityManager } from '@mikro-orm/sql';
 import { Migrator } from '@mikro-orm/migrations';
 import { allEntities } from './entities.ts';
 import { migrationsList } from './migrations/index.ts';
 import { seedFromTemplate } from './pglite-template.ts';
 import type { Logger } from '../log.ts';
 
-export type Database = MikroORM;
+/**
+ * The open database. Both drivers we use (PostgreSQL, PGlite) are SQL drivers, so the handle is
+ * typed with the SQL driver: its entity manager has `execute`, and no module needs a cast.
+ */
+export type Database = MikroORM<AbstractSqlDriver>;
+
+/** The entity manager the stores take first (raw SQL through the ORM's connection). */
+export type Sql = SqlEntityManager;
+
+/** A fresh entity manager for one unit of work (requests must not share the global one). */
+export const sqlOf = (db: Database): Sql => db.em.fork();
 
 export interface DatabaseOptions {
   databaseUrl: string | null;
@@ -38,7 +49,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     // Amount columns hydrate to bigint through AtomicAmountType; ensure bigint ids too.
     forceUndefined: false,
   };
-  let orm: MikroORM;
+  let orm: Database;
   if (opts.databaseUrl) {
     const { MikroORM: PgOrm } = await import('@mikro-orm/postgresql');
     orm = await PgOrm.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: 10 } });
@@ -53,7 +64,6 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return orm;
 }
 
-/** A cheap round trip for /v1/_health. */
 /** Written once a cluster has been created completely; a cluster without it may be half made. */
 const CREATED_MARKER = '.paycall-created';
 
@@ -65,13 +75,13 @@ const CREATED_MARKER = '.paycall-created';
  * it is moved aside (never deleted) and a fresh cluster is made. A marked cluster that fails to
  * open is a real problem and stops the start.
  */
-async function openPglite(dir: string, log: Logger, init: (dir: string) => Promise<MikroORM>): Promise<MikroORM> {
+async function openPglite(dir: string, log: Logger, init: (dir: string) => Promise<Database>): Promise<Database> {
   const parent = dirname(resolve(dir));
   mkdirSync(parent, { recursive: true });
   for (const leftover of readdirSync(parent).filter((n) => n.startsWith(`${basename(dir)}.creating-`))) rmSync(join(parent, leftover), { recursive: true, force: true });
   if (existsSync(join(dir, CREATED_MARKER))) return init(dir);
   if (existsSync(dir) && readdirSync(dir).length > 0) {
-    let orm: MikroORM | null = null;
+    let orm: Database | null = null;
     try {
       orm = await init(dir);
       // The connection is made lazily: a query proves the cluster opens.
@@ -100,6 +110,16 @@ async function openPglite(dir: string, log: Logger, init: (dir: string) => Promi
   return init(dir);
 }
 
+/**
+ * The database's clock at full precision (clock_timestamp, not the transaction's now()): the
+ * scheduled jobs compare due times with it, so every instance reads the same clock.
+ */
+export async function databaseNow(em: Sql): Promise<string> {
+  const [{ t }] = await em.execute<{ t: string }[]>('select clock_timestamp()::text as t');
+  return t;
+}
+
+/** A cheap round trip for /v1/_health. */
 export async function pingDatabase(orm: Database): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
   const started = performance.now();
   try {

@@ -17,9 +17,9 @@
  * (request_payout) reuse it.
  */
 import { createHash } from 'node:crypto';
-import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import { AppError } from './app-error.ts';
+import { insertSignatureUses, releaseSignatureUses } from './signature-store.ts';
 import type { Handler, RequestContext } from './server.ts';
 import { payloadHash, verifyWalletSignature, walletKey, walletKind } from './wallet-signature.ts';
 
@@ -114,22 +114,14 @@ export const signatureUseKey = (wallet: string, action: string, payload: string,
  * for a request that was refused after the signature check.
  */
 export async function consumeSignatures(orm: Database, uses: { key: string; wallet: string; action: string }[]): Promise<() => Promise<void>> {
-  const em = orm.em.fork() as unknown as SqlEntityManager;
+  const em = sqlOf(orm);
   const unique = [...new Map(uses.map((u) => [u.key, u])).values()];
   await em.transactional(async (tx) => {
-    for (const u of unique) {
-      const rows = await tx.execute<{ signature_hash: string }[]>(
-        'insert into used_signature (signature_hash, wallet, action) values (?, ?, ?) on conflict do nothing returning signature_hash',
-        [u.key, walletKey(u.wallet), u.action],
-      );
-      if (!rows.length) throw new AppError('signature_already_used', 409, 'This signature was already used.', { hint: 'Sign again with a fresh timestamp.' });
-    }
+    const fresh = await insertSignatureUses(tx, unique.map((u) => ({ key: u.key, walletKey: walletKey(u.wallet), action: u.action })));
+    if (fresh < unique.length) throw new AppError('signature_already_used', 409, 'This signature was already used.', { hint: 'Sign again with a fresh timestamp.' });
   });
   return async () => {
-    await (orm.em.fork() as unknown as SqlEntityManager).execute(
-      `delete from used_signature where signature_hash in (${unique.map(() => '?').join(', ')})`,
-      unique.map((u) => u.key),
-    );
+    await releaseSignatureUses(sqlOf(orm), unique.map((u) => u.key));
   };
 }
 

@@ -7,8 +7,12 @@ import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
 import type { UpstreamClient } from '../proxy/upstream-client.ts';
 import { UpstreamAddressError } from '../proxy/ssrf-guard.ts';
-import { ENDPOINT_COLUMNS, endpointJson, recordObservation, refuseSuspended, requireOwnEndpoint, requireSeller, sqlOf, findSellerByWallet, type EndpointRow } from './seller-store.ts';
-import { probeUpstream, type ProbeResult } from './probe-upstream.ts';
+import { sqlOf } from '../db/orm.ts';
+import { deleteEndpoint, endpointJson, insertEndpoint, listEndpoints, pathInUse, recordObservation, requireOwnEndpoint, updateEndpoint } from './endpoint-store.ts';
+import { findSellerByWallet, refuseSuspended, requireSeller } from './seller-store.ts';
+import { probeUpstream } from './probe-upstream.ts';
+import type { ProbeResult } from '../db/entities.ts';
+import type { EndpointRow } from '../db/rows.ts';
 import type { LifecycleDeps } from './lifecycle.ts';
 import type { EndpointFields } from '../http/wallet-signature.ts';
 
@@ -58,15 +62,22 @@ export function addEndpointHandler(deps: EndpointHandlerDeps): Handler {
     const em = sqlOf(deps.orm);
     const seller = await requireSeller(em, ctx.params.wallet, 400);
     await refuseSuspended(em, seller);
-    const taken = await em.execute<unknown[]>('select 1 from seller_endpoint where slug = ? and path_suffix = ? and deleted_at is null', [seller.slug, b.path_suffix]);
-    if (taken.length) throw pathTaken(seller.slug, b.path_suffix);
+    if (await pathInUse(em, seller.slug, b.path_suffix)) throw pathTaken(seller.slug, b.path_suffix);
     const probe = await checkUpstream(deps, b.upstream_url, b.sample_body);
     const row = await em.transactional(async (tx) => {
-      const [created] = await tx.execute<EndpointRow[]>(
-        `insert into seller_endpoint as e (seller_id, slug, path_suffix, upstream_url, atomic_price, unit, "desc", mode, sample_body, alert_email, status, last_probe, next_probe_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, 'pending', ?::jsonb, now()) on conflict do nothing returning ${ENDPOINT_COLUMNS}`,
-        [seller.id, seller.slug, b.path_suffix, b.upstream_url, String(b.atomic_price), b.unit, b.desc, b.mode, b.sample_body === undefined ? null : JSON.stringify(b.sample_body), b.alert_email ?? null, JSON.stringify(probe)],
-      );
+      const created = await insertEndpoint(tx, {
+        sellerId: seller.id,
+        slug: seller.slug,
+        pathSuffix: b.path_suffix,
+        upstreamUrl: b.upstream_url,
+        atomicPrice: String(b.atomic_price),
+        unit: b.unit,
+        desc: b.desc,
+        mode: b.mode,
+        sampleBody: b.sample_body,
+        alertEmail: b.alert_email ?? null,
+        probe,
+      });
       if (created) await recordObservation(tx, created.id, 'publish', probe);
       return created;
     });
@@ -81,7 +92,7 @@ export function listEndpointsHandler(deps: EndpointHandlerDeps): Handler {
     const em = sqlOf(deps.orm);
     const seller = await requireSeller(em, ctx.params.wallet, 404);
     await refuseSuspended(em, seller);
-    const rows = await em.execute<EndpointRow[]>(`select ${ENDPOINT_COLUMNS} from seller_endpoint e where e.seller_id = ? and e.deleted_at is null order by e.id`, [seller.id]);
+    const rows = await listEndpoints(em, seller.id);
     return { status: 200, body: { wallet: seller.wallet, endpoints: rows.map(endpointJson) } };
   };
 }
@@ -111,15 +122,10 @@ export function updateEndpointHandler(deps: EndpointHandlerDeps): Handler {
     const next = mergedUpdate(endpoint, b);
     const reprobe = next.upstream_url !== endpoint.upstream_url;
     const probe = reprobe ? await checkUpstream(deps, next.upstream_url, endpoint.sample_body) : null;
-    const [row] = await em.transactional(async (tx) => {
-      const rows = await tx.execute<EndpointRow[]>(
-        `update seller_endpoint e set upstream_url = ?, atomic_price = ?, unit = ?, "desc" = ?, mode = ?, updated_at = now()
-         ${reprobe ? `, status = 'pending', probe_attempts = 0, consecutive_failures = 0, consecutive_successes = 0, degraded_at = null, last_probe = ?::jsonb, next_probe_at = now()` : ''}
-         where id = ? and deleted_at is null returning ${ENDPOINT_COLUMNS}`,
-        [next.upstream_url, String(next.atomic_price), next.unit, next.desc, next.mode, ...(reprobe ? [JSON.stringify(probe)] : []), id],
-      );
-      if (rows[0] && probe) await recordObservation(tx, id, 'publish', probe);
-      return rows;
+    const row = await em.transactional(async (tx) => {
+      const updated = await updateEndpoint(tx, id, { upstreamUrl: next.upstream_url, atomicPrice: String(next.atomic_price), unit: next.unit, desc: next.desc, mode: next.mode, reprobe: probe });
+      if (updated && probe) await recordObservation(tx, id, 'publish', probe);
+      return updated;
     });
     if (!row) throw new AppError('endpoint_not_found', 404, `No endpoint ${id} for this wallet.`);
     if (reprobe) deps.kickProbes();
@@ -134,12 +140,8 @@ export function deleteEndpointHandler(deps: EndpointHandlerDeps): Handler {
     const seller = await findSellerByWallet(em, ctx.params.wallet);
     await requireOwnEndpoint(em, seller, id);
     await refuseSuspended(em, seller!);
-    const [row] = await em.execute<{ id: number; deleted_at: string }[]>(
-      `update seller_endpoint set deleted_at = now(), next_probe_at = null, updated_at = now() where id = ? and deleted_at is null
-       returning id, extract(epoch from deleted_at)::bigint as deleted_at`,
-      [id],
-    );
-    if (!row) throw new AppError('endpoint_not_found', 404, `No endpoint ${id} for this wallet.`);
-    return { status: 200, body: { id: row.id, deleted_at: Number(row.deleted_at) } };
+    const deletedAt = await deleteEndpoint(em, id);
+    if (deletedAt === null) throw new AppError('endpoint_not_found', 404, `No endpoint ${id} for this wallet.`);
+    return { status: 200, body: { id, deleted_at: deletedAt } };
   };
 }

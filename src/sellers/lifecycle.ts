@@ -16,15 +16,14 @@
  * Outcomes are applied under a row lock, so concurrent live calls and probes on several
  * instances count every outcome once.
  */
-import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { SellersConfig } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { countError, ENDPOINT_COLUMNS, recordObservation, sqlOf, type EndpointRow } from './seller-store.ts';
-import type { ProbeResult } from './probe-upstream.ts';
+import { finishActivationRound, lockEndpoint, recordObservation, writeHealthState } from './endpoint-store.ts';
+import { countError, suspendSeller } from './seller-store.ts';
+import type { EndpointStatus, ProbeResult } from '../db/entities.ts';
+import type { EndpointRow } from '../db/rows.ts';
 import type { SellerMetrics } from './seller-metrics.ts';
-import type { Database } from '../db/orm.ts';
-
-export type EndpointStatus = EndpointRow['status'];
+import { sqlOf, type Database } from '../db/orm.ts';
 
 export interface HealthState {
   status: EndpointStatus;
@@ -100,7 +99,7 @@ export interface UpstreamOutcome {
  */
 export async function recordUpstreamOutcome(deps: LifecycleDeps, endpointId: number, o: UpstreamOutcome): Promise<EndpointStatus | null> {
   const result = await sqlOf(deps.orm).transactional(async (tx) => {
-    const [e] = await tx.execute<(EndpointRow & { call_failures: number })[]>(`select ${ENDPOINT_COLUMNS}, e.call_failures from seller_endpoint e where e.id = ? and e.deleted_at is null for update`, [endpointId]);
+    const e = await lockEndpoint(tx, endpointId);
     if (!e) return null;
     const probe: ProbeResult = { at: Math.floor(Date.now() / 1000), region: o.region, ok: o.ok, status_code: o.statusCode, latency_ms: o.latencyMs, error: o.error };
     await recordObservation(tx, e.id, o.source, probe);
@@ -113,11 +112,7 @@ export async function recordUpstreamOutcome(deps: LifecycleDeps, endpointId: num
       degradedSince: e.degraded_at_s === null ? null : Number(e.degraded_at_s) * 1000,
     };
     const after = nextHealthState(before, o.ok, Date.now(), deps.config, o.source);
-    await tx.execute(
-      `update seller_endpoint set status = ?, consecutive_failures = ?, consecutive_successes = ?, call_failures = ?, degraded_at = ${after.degradedSince === null ? 'null' : 'to_timestamp(? / 1000.0)'},
-         last_probe = case when ? = 'health' then ?::jsonb else last_probe end, updated_at = now(), next_probe_at = ${after.status === 'suspended' ? 'null' : 'next_probe_at'} where id = ?`,
-      [after.status, after.consecutiveFailures, after.consecutiveSuccesses, after.callFailures, ...(after.degradedSince === null ? [] : [after.degradedSince]), o.source, JSON.stringify(probe), e.id],
-    );
+    await writeHealthState(tx, e.id, after, o.source, probe);
     if (after.status === 'suspended' && before.status !== 'suspended') await suspendSeller(tx, e.seller_id);
     return { from: before.status, to: after.status };
   });
@@ -126,10 +121,6 @@ export async function recordUpstreamOutcome(deps: LifecycleDeps, endpointId: num
     deps.log.info('endpoint state changed', { endpoint_id: endpointId, from: result.from, to: result.to });
   }
   return result?.to ?? null;
-}
-
-async function suspendSeller(tx: SqlEntityManager, sellerId: number) {
-  await tx.execute(`update seller set status = 'suspended', suspended_at = now() where id = ? and status <> 'suspended'`, [sellerId]);
 }
 
 /**
@@ -151,13 +142,7 @@ export async function runActivationRound(deps: LifecycleDeps & { probe: (url: st
       for (let i = 0; i < failed; i++) await countError(tx, e.id, e.seller_id, 'probe_failed');
     }
     const delay = activate ? deps.config.healthIntervalMs : Math.min(deps.config.pendingRetryBaseMs * 2 ** Math.min(e.probe_attempts, 30), deps.config.pendingRetryMaxMs);
-    const rows = await tx.execute<{ id: number }[]>(
-      `update seller_endpoint set status = ?, probe_attempts = ?, consecutive_failures = 0, consecutive_successes = 0, call_failures = 0, degraded_at = null,
-         last_probe = ?::jsonb, next_probe_at = now() + (? * interval '1 millisecond'), updated_at = now()
-       where id = ? and status = 'pending' and deleted_at is null and upstream_url = ? returning id`,
-      [activate ? 'active' : 'pending', activate ? 0 : e.probe_attempts + 1, JSON.stringify(shown), delay, e.id, e.upstream_url],
-    );
-    return rows.length > 0;
+    return finishActivationRound(tx, e, { activate, shown, delayMs: delay });
   });
   if (changed && activate) {
     deps.metrics.transitions.inc({ from: 'pending', to: 'active' });

@@ -7,7 +7,10 @@
  */
 import type { ScheduledTask } from '../jobs/scheduler.ts';
 import type { UpstreamClient } from '../proxy/upstream-client.ts';
-import { ENDPOINT_COLUMNS, sqlOf, type EndpointRow } from './seller-store.ts';
+import { databaseNow, sqlOf } from '../db/orm.ts';
+import { purgeSignatureUses } from '../http/signature-store.ts';
+import { claimDueProbes, purgeObservations, scheduleHealthProbe } from './endpoint-store.ts';
+import type { EndpointRow } from '../db/rows.ts';
 import { recordUpstreamOutcome, runActivationRound, type LifecycleDeps } from './lifecycle.ts';
 import { probeUpstream } from './probe-upstream.ts';
 
@@ -23,17 +26,7 @@ export function createProbeJobs(deps: LifecycleDeps & { client: UpstreamClient }
 
   // A pass takes the jobs due when it started, so a job rescheduled during the pass (a short
   // health interval) waits for the next pass instead of looping.
-  const claim = (passStart: string) =>
-    sqlOf(deps.orm).execute<EndpointRow[]>(
-      `with due as (
-         select id from seller_endpoint
-          where deleted_at is null and status in ('pending', 'active', 'degraded') and next_probe_at <= ?::timestamptz
-          order by next_probe_at limit ${BATCH} for update skip locked)
-       update seller_endpoint e set next_probe_at = now() + (? * interval '1 millisecond')
-         from due where e.id = due.id
-       returning ${ENDPOINT_COLUMNS}`,
-      [passStart, leaseMs],
-    );
+  const claim = (passStart: string) => claimDueProbes(sqlOf(deps.orm), { dueBy: passStart, limit: BATCH, leaseMs });
 
   const health = async (e: EndpointRow) => {
     const region = cfg.probeRegions[healthTurn++ % cfg.probeRegions.length];
@@ -41,20 +34,15 @@ export function createProbeJobs(deps: LifecycleDeps & { client: UpstreamClient }
     deps.metrics.probes.inc({ region, outcome: r.ok ? 'ok' : 'failed' });
     await recordUpstreamOutcome(deps, e.id, { ok: r.ok, source: 'health', region, statusCode: r.status_code, latencyMs: r.latency_ms, error: r.error, errorCode: 'probe_failed' });
     // The next health probe, unless the outcome suspended it or the endpoint changed meanwhile.
-    await sqlOf(deps.orm).execute(
-      `update seller_endpoint set next_probe_at = now() + (? * interval '1 millisecond')
-        where id = ? and status in ('active', 'degraded') and deleted_at is null and upstream_url = ?`,
-      [cfg.healthIntervalMs, e.id, e.upstream_url],
-    );
+    await scheduleHealthProbe(sqlOf(deps.orm), e, cfg.healthIntervalMs);
   };
 
   const purge = async () => {
     if (Date.now() - lastPurge < PURGE_EVERY_MS) return;
     lastPurge = Date.now();
     const em = sqlOf(deps.orm);
-    // A used signature cannot come back after its timestamp window; keep an hour for safety.
-    await em.execute(`delete from used_signature where created_at < now() - interval '1 hour'`);
-    await em.execute(`delete from endpoint_observation where at < now() - interval '31 days'`);
+    await purgeSignatureUses(em);
+    await purgeObservations(em);
   };
 
   return {
@@ -62,7 +50,7 @@ export function createProbeJobs(deps: LifecycleDeps & { client: UpstreamClient }
     async run(stopping) {
       // The database's clock at full precision (a value truncated to milliseconds could make a
       // job rescheduled a millisecond ago look not yet due).
-      const [{ t }] = await sqlOf(deps.orm).execute<{ t: string }[]>('select clock_timestamp()::text as t');
+      const t = await databaseNow(sqlOf(deps.orm));
       // Shutting down: finish the jobs in hand, claim no more (their leases are ours until then).
       while (!stopping.aborted) {
         const jobs = await claim(t);

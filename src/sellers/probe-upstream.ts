@@ -2,18 +2,10 @@
  * One probe of a seller's upstream: POST of sample_body (or `{}`) as JSON; ok means 200 with a
  * JSON body within the timeout. The result says what came back, for the seller.
  */
+import type { ProbeResult } from '../db/entities.ts';
 import type { UpstreamClient } from '../proxy/upstream-client.ts';
 import { UpstreamBodyTooLarge } from '../proxy/upstream-client.ts';
 import { UpstreamAddressError } from '../proxy/ssrf-guard.ts';
-
-export interface ProbeResult {
-  at: number;
-  region: string;
-  ok: boolean;
-  status_code: number | null;
-  latency_ms: number | null;
-  error: string | null;
-}
 
 const MAX_PROBE_BODY = 1024 * 1024;
 

@@ -15,7 +15,8 @@ import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
 import { defaultPayoutChain, registerBindingPayload, registerPayload, shapeBChain, verifyWalletSignature, walletKey, walletKind } from '../http/wallet-signature.ts';
 import { checkTimestamp, consumeSignatures, countingRefusals, signatureUseKey, type SignatureDeps } from '../http/with-seller-signature.ts';
-import { findSellerByWallet, sellerJson, sqlOf, type SellerRow } from './seller-store.ts';
+import { sqlOf } from '../db/orm.ts';
+import { claimWallet, findSellerByWallet, insertSeller, insertSellerWallet, sellerJson } from './seller-store.ts';
 
 const CHAIN_ORDER = PAYOUT_CHAINS;
 
@@ -157,18 +158,13 @@ export function registerSellerHandler(deps: RegisterSellerDeps): Handler {
       };
       // Classified after the rollback: the embedded database has a single connection.
       const seller = await em.transactional(async (tx) => {
-        const [row] = await tx.execute<SellerRow[]>(
-          `insert into seller (wallet, wallet_key, slug, payout_chain, status) values (?, ?, ?, ?, 'active') on conflict do nothing
-           returning id, wallet, slug, payout_chain, status, extract(epoch from created_at)::bigint as created_at`,
-          [reg.primary, walletKey(reg.primary), reg.slug, reg.payoutChain],
-        );
+        const row = await insertSeller(tx, { wallet: reg.primary, walletKey: walletKey(reg.primary), slug: reg.slug, payoutChain: reg.payoutChain });
         if (!row) throw CONFLICT;
         for (const k of keys) {
-          const claimed = await tx.execute<unknown[]>('insert into seller_wallet_claim (address_key, seller_id) values (?, ?) on conflict do nothing returning address_key', [k, row.id]);
-          if (!claimed.length) throw CONFLICT;
+          if (!(await claimWallet(tx, k, row.id))) throw CONFLICT;
         }
         for (const [chain, address] of Object.entries(reg.wallets)) {
-          await tx.execute('insert into seller_wallet (seller_id, chain, address, address_key) values (?, ?, ?, ?)', [row.id, chain, address, walletKey(address)]);
+          await insertSellerWallet(tx, row.id, { chain, address, addressKey: walletKey(address) });
         }
         return row;
       }).catch(async (e) => {

@@ -11,7 +11,9 @@ import { addEndpointPayload, idPayload, updateEndpointPayload, walletPayload, ty
 import { registerSellerHandler } from './register-seller.handler.ts';
 import { addEndpointHandler, deleteEndpointHandler, listEndpointsHandler, mergedUpdate, updateEndpointHandler, type EndpointHandlerDeps } from './endpoint.handlers.ts';
 import { sellerErrorsHandler, sellerStatsHandler } from './seller-reports.handlers.ts';
-import { findEndpoint, requireSeller, sellerJson, sellerWallets, sqlOf } from './seller-store.ts';
+import { sqlOf } from '../db/orm.ts';
+import { findEndpoint, resumeSuspendedEndpoints } from './endpoint-store.ts';
+import { reactivateSeller, requireSeller, sellerJson, sellerWallets } from './seller-store.ts';
 
 export interface SellerHandlerDeps extends EndpointHandlerDeps {
   serviceName: string;
@@ -67,13 +69,8 @@ function resumeHandler(deps: SellerHandlerDeps): Handler {
     const em = sqlOf(deps.orm);
     const seller = await requireSeller(em, ctx.params.wallet, 404);
     const resumed = await em.transactional(async (tx) => {
-      await tx.execute(`update seller set status = 'active', suspended_at = null where id = ?`, [seller.id]);
-      return tx.execute<{ id: number }[]>(
-        `update seller_endpoint set status = 'pending', probe_attempts = 0, consecutive_failures = 0, consecutive_successes = 0, degraded_at = null,
-           next_probe_at = now(), updated_at = now()
-         where seller_id = ? and status = 'suspended' and deleted_at is null returning id`,
-        [seller.id],
-      );
+      await reactivateSeller(tx, seller.id);
+      return resumeSuspendedEndpoints(tx, seller.id);
     });
     if (resumed.length) {
       for (let i = 0; i < resumed.length; i++) deps.metrics.transitions.inc({ from: 'suspended', to: 'pending' });

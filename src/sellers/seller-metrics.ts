@@ -4,8 +4,8 @@
  * scrape time, so every instance reports the cluster's figure).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
+import { endpointCountsByStatus } from './endpoint-store.ts';
 
 export interface SellerMetrics {
   signatureRefusals: Counter<'reason'>;
@@ -24,9 +24,7 @@ export function createSellerMetrics(registry: Registry, orm: Database): SellerMe
     async collect() {
       // A database outage must not take /metrics down with it: the gauge keeps its last figures.
       try {
-        const rows = await (orm.em.fork() as unknown as SqlEntityManager).execute<{ status: string; n: string }[]>(
-          'select status, count(*) as n from seller_endpoint where deleted_at is null group by status',
-        );
+        const rows = await endpointCountsByStatus(sqlOf(orm));
         for (const s of STATES) this.set({ status: s }, Number(rows.find((r) => r.status === s)?.n ?? 0));
       } catch {
         /* keep the previous values */

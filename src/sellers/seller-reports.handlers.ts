@@ -6,8 +6,8 @@
  * shown apart (`undelivered_calls`, `undelivered_atomic`); calls and paid count every paid call.
  */
 import type { Handler } from '../http/server.ts';
-import type { Database } from '../db/orm.ts';
-import { refuseSuspended, requireSeller, sqlOf } from './seller-store.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
+import { endpointErrorCounts, endpointFigures, endpointLatencies, hourlyErrors, refuseSuspended, requireSeller, sellerTotals } from './seller-store.ts';
 
 const DAY = 86_400;
 
@@ -33,44 +33,10 @@ export function sellerStatsHandler(orm: Database): Handler {
     const since = ctx.query.since !== undefined ? Number(ctx.query.since) : Number(seller.created_at);
     const starts = { since, d1: now - DAY, d30: now - 30 * DAY };
 
-    const [totals] = await em.execute<Record<string, string>[]>(
-      `select count(*) as calls, coalesce(sum(amount), 0)::text as paid,
-              coalesce(sum(fee) filter (where delivery = 'delivered'), 0)::text as fee, coalesce(sum(net) filter (where delivery = 'delivered'), 0)::text as net,
-              coalesce(sum(net) filter (where payout_id is null and delivery = 'delivered'), 0)::text as withdrawable, coalesce(sum(net) filter (where payout_id is not null), 0)::text as settled,
-              count(*) filter (where delivery = 'undelivered') as undelivered_calls, coalesce(sum(amount) filter (where delivery = 'undelivered'), 0)::text as undelivered
-         from payment where seller_id = ? and created_at >= to_timestamp(?)`,
-      [seller.id, since],
-    );
-    const windowCols = (w: string) =>
-      `count(p.id) filter (where p.created_at >= to_timestamp(?)) as calls_${w},
-       coalesce(sum(p.amount) filter (where p.created_at >= to_timestamp(?)), 0)::text as paid_${w},
-       coalesce(sum(p.net) filter (where p.created_at >= to_timestamp(?) and p.delivery = 'delivered'), 0)::text as net_${w},
-       count(p.id) filter (where p.created_at >= to_timestamp(?) and p.delivery = 'undelivered') as undelivered_calls_${w},
-       coalesce(sum(p.amount) filter (where p.created_at >= to_timestamp(?) and p.delivery = 'undelivered'), 0)::text as undelivered_${w}`;
-    const endpoints = await em.execute<Record<string, string | number | null>[]>(
-      `select e.id, e.slug, e.path_suffix, e.status, extract(epoch from e.deleted_at)::bigint as deleted_at, ${windowCols('since')}, ${windowCols('d1')}, ${windowCols('d30')}
-         from seller_endpoint e left join payment p on p.endpoint_id = e.id and p.seller_id = e.seller_id
-        where e.seller_id = ? group by e.id order by e.id`,
-      [...Array(5).fill(since), ...Array(5).fill(starts.d1), ...Array(5).fill(starts.d30), seller.id],
-    );
-    const errors = await em.execute<Record<string, string | number>[]>(
-      `select endpoint_id, coalesce(sum(count) filter (where hour >= date_trunc('hour', to_timestamp(?))), 0) as e_since,
-              coalesce(sum(count) filter (where hour >= date_trunc('hour', to_timestamp(?))), 0) as e_d1,
-              coalesce(sum(count) filter (where hour >= date_trunc('hour', to_timestamp(?))), 0) as e_d30
-         from endpoint_error_count where seller_id = ? group by endpoint_id`,
-      [since, starts.d1, starts.d30, seller.id],
-    );
-    const latency = await em.execute<Record<string, string | number | null>[]>(
-      `select o.endpoint_id,
-              percentile_cont(0.5) within group (order by o.latency_ms) filter (where o.at >= to_timestamp(?)) as p50_d1,
-              percentile_cont(0.95) within group (order by o.latency_ms) filter (where o.at >= to_timestamp(?)) as p95_d1,
-              percentile_cont(0.5) within group (order by o.latency_ms) as p50_d30,
-              percentile_cont(0.95) within group (order by o.latency_ms) as p95_d30
-         from endpoint_observation o join seller_endpoint e on e.id = o.endpoint_id
-        where e.seller_id = ? and o.ok and o.latency_ms is not null and o.at >= to_timestamp(?)
-        group by o.endpoint_id`,
-      [starts.d1, starts.d1, seller.id, starts.d30],
-    );
+    const totals = await sellerTotals(em, seller.id, since);
+    const endpoints = await endpointFigures(em, seller.id, starts);
+    const errors = await endpointErrorCounts(em, seller.id, starts);
+    const latency = await endpointLatencies(em, seller.id, starts);
     const window = (e: Record<string, unknown>, w: 'd1' | 'd30'): Window => {
       const err = errors.find((x) => Number(x.endpoint_id) === e.id);
       const lat = latency.find((x) => Number(x.endpoint_id) === e.id);
@@ -124,11 +90,7 @@ export function sellerErrorsHandler(orm: Database): Handler {
     const seller = await requireSeller(em, ctx.params.wallet, 404);
     await refuseSuspended(em, seller);
     const since = ctx.query.since !== undefined ? Number(ctx.query.since) : Math.floor(Date.now() / 1000) - 7 * DAY;
-    const rows = await em.execute<{ ts: string; code: string; count: string }[]>(
-      `select extract(epoch from hour)::bigint as ts, code, sum(count) as count from endpoint_error_count
-        where seller_id = ? and hour >= date_trunc('hour', to_timestamp(?)) group by hour, code order by hour desc, code`,
-      [seller.id, since],
-    );
+    const rows = await hourlyErrors(em, seller.id, since);
     return { status: 200, body: rows.map((r) => ({ ts: Number(r.ts), code: r.code, count: Number(r.count) })) };
   };
 }

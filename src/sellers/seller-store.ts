@@ -1,49 +1,23 @@
 /**
- * SQL access of the seller marketplace (raw SQL through the ORM's connection, same on
- * PostgreSQL and PGlite) and the JSON shapes of the contract's Seller and SellerEndpoint.
+ * SQL of sellers (raw SQL through the ORM's connection, same on PostgreSQL and PGlite) and the
+ * JSON shape of the contract's Seller; endpoints have endpoint-store.ts. Every function takes
+ * the entity manager first and runs one statement.
+ *
+ * The rules kept here:
+ * - a wallet belongs to at most one seller (seller_wallet_claim's primary key) and a slug to one
+ *   wallet (seller.slug unique): registration's inserts return nothing on a conflict, and the
+ *   caller rolls the whole registration back;
+ * - suspending a seller keeps the first suspended_at;
+ * - a seller's figures count what the ledger says (settlement/payout-store.ts): earned, fee and
+ *   withdrawable only for delivered rows, undelivered calls and what their buyers paid apart.
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import type { Database } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
 import { walletKey } from '../http/wallet-signature.ts';
-import type { ProbeResult } from './probe-upstream.ts';
-
-export const sqlOf = (orm: Database) => orm.em.fork() as unknown as SqlEntityManager;
-
-export interface SellerRow {
-  id: number;
-  wallet: string;
-  slug: string;
-  payout_chain: string;
-  status: 'active' | 'suspended';
-  created_at: string;
-}
-
-export interface EndpointRow {
-  id: number;
-  seller_id: number;
-  slug: string;
-  path_suffix: string;
-  upstream_url: string;
-  atomic_price: string;
-  unit: string;
-  desc: string;
-  mode: string;
-  sample_body: unknown;
-  status: 'pending' | 'active' | 'degraded' | 'suspended';
-  consecutive_failures: number;
-  consecutive_successes: number;
-  probe_attempts: number;
-  degraded_at_s: string | null;
-  last_probe: ProbeResult | null;
-  created_at: string;
-  deleted_at: string | null;
-}
+import type { ProbeResult } from '../db/entities.ts';
+import type { LiveEndpoint, SellerRow } from '../db/rows.ts';
 
 const SELLER_COLUMNS = `s.id, s.wallet, s.slug, s.payout_chain, s.status, extract(epoch from s.created_at)::bigint as created_at`;
-export const ENDPOINT_COLUMNS = `e.id, e.seller_id, e.slug, e.path_suffix, e.upstream_url, e.atomic_price::text as atomic_price, e.unit, e."desc", e.mode, e.sample_body,
-  e.status, e.consecutive_failures, e.consecutive_successes, e.probe_attempts, extract(epoch from e.degraded_at)::bigint as degraded_at_s, e.last_probe,
-  extract(epoch from e.created_at)::bigint as created_at, extract(epoch from e.deleted_at)::bigint as deleted_at`;
 
 /** The seller owning a wallet (any of its registered wallets), or null. */
 export async function findSellerByWallet(em: SqlEntityManager, wallet: string): Promise<SellerRow | null> {
@@ -68,26 +42,6 @@ export const sellerJson = (s: SellerRow, wallets: Record<string, string>) => ({
   created_at: Number(s.created_at),
 });
 
-export const endpointJson = (e: EndpointRow) => ({
-  id: e.id,
-  path: `/v1/${e.slug}/${e.path_suffix}`,
-  slug: e.slug,
-  path_suffix: e.path_suffix,
-  upstream_url: e.upstream_url,
-  atomic_price: e.atomic_price,
-  unit: e.unit,
-  desc: e.desc,
-  mode: e.mode,
-  status: e.status,
-  created_at: Number(e.created_at),
-  last_probe: e.last_probe ?? null,
-});
-
-export async function findEndpoint(em: SqlEntityManager, id: number): Promise<EndpointRow | null> {
-  const [row] = await em.execute<EndpointRow[]>(`select ${ENDPOINT_COLUMNS} from seller_endpoint e where e.id = ? and e.deleted_at is null`, [id]);
-  return row ?? null;
-}
-
 /** Registered seller or 400/404 seller_not_found (the spec uses 400 on writes, 404 on reads). */
 export async function requireSeller(em: SqlEntityManager, wallet: string, notFoundStatus: 400 | 404): Promise<SellerRow> {
   const seller = await findSellerByWallet(em, wallet);
@@ -108,30 +62,121 @@ export async function refuseSuspended(em: SqlEntityManager, seller: SellerRow): 
   });
 }
 
-export async function requireOwnEndpoint(em: SqlEntityManager, seller: SellerRow | null, id: number): Promise<EndpointRow> {
-  const endpoint = await findEndpoint(em, id);
-  if (!endpoint) throw new AppError('endpoint_not_found', 404, `No endpoint ${id} for this wallet.`);
-  if (!seller || endpoint.seller_id !== seller.id) throw new AppError('wallet_mismatch', 401, `Endpoint ${id} belongs to another wallet.`);
-  return endpoint;
-}
-
-export async function recordObservation(em: SqlEntityManager, endpointId: number, source: string, p: ProbeResult): Promise<void> {
-  await em.execute('insert into endpoint_observation (endpoint_id, source, region, ok, status_code, latency_ms, error) values (?, ?, ?, ?, ?, ?, ?)', [
-    endpointId,
-    source,
-    p.region,
-    p.ok,
-    p.status_code,
-    p.latency_ms === null ? null : Math.round(p.latency_ms),
-    p.error,
-  ]);
-}
-
 /** Adds one to an hourly error count of an endpoint (the seller errors call reads them). */
 export async function countError(em: SqlEntityManager, endpointId: number, sellerId: number, code: string): Promise<void> {
   await em.execute(
     `insert into endpoint_error_count (endpoint_id, seller_id, hour, code, count) values (?, ?, date_trunc('hour', now()), ?, 1)
      on conflict (endpoint_id, hour, code) do update set count = endpoint_error_count.count + 1`,
     [endpointId, sellerId, code],
+  );
+}
+
+/** A new seller, active; null when the wallet key or the slug is taken. */
+export async function insertSeller(tx: SqlEntityManager, s: { wallet: string; walletKey: string; slug: string; payoutChain: string }): Promise<SellerRow | null> {
+  const [row] = await tx.execute<SellerRow[]>(
+    `insert into seller (wallet, wallet_key, slug, payout_chain, status) values (?, ?, ?, ?, 'active') on conflict do nothing
+     returning id, wallet, slug, payout_chain, status, extract(epoch from created_at)::bigint as created_at`,
+    [s.wallet, s.walletKey, s.slug, s.payoutChain],
+  );
+  return row ?? null;
+}
+
+/** Claims a wallet address (by walletKey) for a seller; false when another seller owns it. */
+export async function claimWallet(tx: SqlEntityManager, addressKey: string, sellerId: number): Promise<boolean> {
+  const claimed = await tx.execute<unknown[]>('insert into seller_wallet_claim (address_key, seller_id) values (?, ?) on conflict do nothing returning address_key', [addressKey, sellerId]);
+  return claimed.length > 0;
+}
+
+export async function insertSellerWallet(tx: SqlEntityManager, sellerId: number, w: { chain: string; address: string; addressKey: string }): Promise<void> {
+  await tx.execute('insert into seller_wallet (seller_id, chain, address, address_key) values (?, ?, ?, ?)', [sellerId, w.chain, w.address, w.addressKey]);
+}
+
+/** The seller of an endpoint that was just suspended (lifecycle.ts); a suspended seller keeps its first suspended_at. */
+export async function suspendSeller(tx: SqlEntityManager, sellerId: number): Promise<void> {
+  await tx.execute(`update seller set status = 'suspended', suspended_at = now() where id = ? and status <> 'suspended'`, [sellerId]);
+}
+
+/** The seller is active again (its suspended endpoints are resumed by endpoint-store's resumeSuspendedEndpoints). */
+export async function reactivateSeller(tx: SqlEntityManager, sellerId: number): Promise<void> {
+  await tx.execute(`update seller set status = 'active', suspended_at = null where id = ?`, [sellerId]);
+}
+
+/**
+ * The live endpoint a paid call names (not deleted; the caller refuses 'pending' and
+ * 'suspended'), or null. The seller call's lookup (src/catalog/seller-call.handler.ts today).
+ */
+export async function findLiveEndpoint(em: SqlEntityManager, slug: string, pathSuffix: string): Promise<LiveEndpoint | null> {
+  const [endpoint] = await em.execute<LiveEndpoint[]>(
+    `select id, seller_id, status, mode, upstream_url, atomic_price::text as atomic_price, "desc", sample_body
+       from seller_endpoint where slug = ? and path_suffix = ? and deleted_at is null`,
+    [slug, pathSuffix],
+  );
+  return endpoint ?? null;
+}
+
+/** A seller's totals since `since` (Unix seconds), amounts as decimal text. */
+export async function sellerTotals(em: SqlEntityManager, sellerId: number, since: number): Promise<Record<string, string>> {
+  const [totals] = await em.execute<Record<string, string>[]>(
+    `select count(*) as calls, coalesce(sum(amount), 0)::text as paid,
+            coalesce(sum(fee) filter (where delivery = 'delivered'), 0)::text as fee, coalesce(sum(net) filter (where delivery = 'delivered'), 0)::text as net,
+            coalesce(sum(net) filter (where payout_id is null and delivery = 'delivered'), 0)::text as withdrawable, coalesce(sum(net) filter (where payout_id is not null), 0)::text as settled,
+            count(*) filter (where delivery = 'undelivered') as undelivered_calls, coalesce(sum(amount) filter (where delivery = 'undelivered'), 0)::text as undelivered
+       from payment where seller_id = ? and created_at >= to_timestamp(?)`,
+    [sellerId, since],
+  );
+  return totals;
+}
+
+/**
+ * Per endpoint of a seller (deleted ones too), its call figures in three windows starting at
+ * `starts` (Unix seconds): columns calls_<w>, paid_<w>, net_<w>, undelivered_calls_<w>, undelivered_<w>.
+ */
+export function endpointFigures(em: SqlEntityManager, sellerId: number, starts: { since: number; d1: number; d30: number }) {
+  const windowCols = (w: string) =>
+    `count(p.id) filter (where p.created_at >= to_timestamp(?)) as calls_${w},
+     coalesce(sum(p.amount) filter (where p.created_at >= to_timestamp(?)), 0)::text as paid_${w},
+     coalesce(sum(p.net) filter (where p.created_at >= to_timestamp(?) and p.delivery = 'delivered'), 0)::text as net_${w},
+     count(p.id) filter (where p.created_at >= to_timestamp(?) and p.delivery = 'undelivered') as undelivered_calls_${w},
+     coalesce(sum(p.amount) filter (where p.created_at >= to_timestamp(?) and p.delivery = 'undelivered'), 0)::text as undelivered_${w}`;
+  return em.execute<Record<string, string | number | null>[]>(
+    `select e.id, e.slug, e.path_suffix, e.status, extract(epoch from e.deleted_at)::bigint as deleted_at, ${windowCols('since')}, ${windowCols('d1')}, ${windowCols('d30')}
+       from seller_endpoint e left join payment p on p.endpoint_id = e.id and p.seller_id = e.seller_id
+      where e.seller_id = ? group by e.id order by e.id`,
+    [...Array(5).fill(starts.since), ...Array(5).fill(starts.d1), ...Array(5).fill(starts.d30), sellerId],
+  );
+}
+
+/** Per endpoint of a seller, its error counts in the three windows (columns e_since, e_d1, e_d30). */
+export function endpointErrorCounts(em: SqlEntityManager, sellerId: number, starts: { since: number; d1: number; d30: number }) {
+  return em.execute<Record<string, string | number>[]>(
+    `select endpoint_id, coalesce(sum(count) filter (where hour >= date_trunc('hour', to_timestamp(?))), 0) as e_since,
+            coalesce(sum(count) filter (where hour >= date_trunc('hour', to_timestamp(?))), 0) as e_d1,
+            coalesce(sum(count) filter (where hour >= date_trunc('hour', to_timestamp(?))), 0) as e_d30
+       from endpoint_error_count where seller_id = ? group by endpoint_id`,
+    [starts.since, starts.d1, starts.d30, sellerId],
+  );
+}
+
+/** Per endpoint of a seller, p50/p95 upstream latency of successful observations since d1 and d30. */
+export function endpointLatencies(em: SqlEntityManager, sellerId: number, starts: { d1: number; d30: number }) {
+  return em.execute<Record<string, string | number | null>[]>(
+    `select o.endpoint_id,
+            percentile_cont(0.5) within group (order by o.latency_ms) filter (where o.at >= to_timestamp(?)) as p50_d1,
+            percentile_cont(0.95) within group (order by o.latency_ms) filter (where o.at >= to_timestamp(?)) as p95_d1,
+            percentile_cont(0.5) within group (order by o.latency_ms) as p50_d30,
+            percentile_cont(0.95) within group (order by o.latency_ms) as p95_d30
+       from endpoint_observation o join seller_endpoint e on e.id = o.endpoint_id
+      where e.seller_id = ? and o.ok and o.latency_ms is not null and o.at >= to_timestamp(?)
+      group by o.endpoint_id`,
+    [starts.d1, starts.d1, sellerId, starts.d30],
+  );
+}
+
+/** A seller's hourly error counts by code since `since` (Unix seconds), newest hour first. */
+export function hourlyErrors(em: SqlEntityManager, sellerId: number, since: number) {
+  return em.execute<{ ts: string; code: string; count: string }[]>(
+    `select extract(epoch from hour)::bigint as ts, code, sum(count) as count from endpoint_error_count
+      where seller_id = ? and hour >= date_trunc('hour', to_timestamp(?)) group by hour, code order by hour desc, code`,
+    [sellerId, since],
   );
 }

@@ -15,8 +15,18 @@
  * slow or failing chain does not hold the others.
  */
 import type { ScheduledTask } from '../jobs/scheduler.ts';
-import { sqlOf } from '../sellers/seller-store.ts';
-import { claimPayouts, leaseDuePayouts, type PayoutRow } from './payout-store.ts';
+import { databaseNow, sqlOf } from '../db/orm.ts';
+import {
+  addToSettlementRun,
+  claimPayouts,
+  finishSettlementRun,
+  leaseDuePayouts,
+  retrySettlementRunSoon,
+  sellerIdsAfter,
+  settlementRunFinished,
+  takeSettlementRun,
+} from './payout-store.ts';
+import type { PayoutRow } from '../db/rows.ts';
 import { markPaid, workPayout, type PayoutWorkerDeps } from './payout-worker.ts';
 
 export interface SettlementDeps extends PayoutWorkerDeps {
@@ -53,7 +63,7 @@ export function createSettlementJobs(deps: SettlementDeps): ScheduledTask {
 export async function workDuePayouts(deps: PayoutWorkerDeps, stopping: AbortSignal): Promise<void> {
   const em = sqlOf(deps.orm);
   // The database's clock at full precision, like the probe jobs.
-  const [{ t }] = await em.execute<{ t: string }[]>('select clock_timestamp()::text as t');
+  const t = await databaseNow(em);
   while (!stopping.aborted) {
     const leased = await leaseDuePayouts(em, { dueBy: t, limit: PAYOUT_BATCH, leaseMs: deps.config.leaseMs });
     if (!leased.length) break;
@@ -88,17 +98,9 @@ export async function workDuePayouts(deps: PayoutWorkerDeps, stopping: AbortSign
 export async function runDailySettlement(deps: SettlementDeps): Promise<{ day: string; ran: boolean; finished: boolean }> {
   const em = sqlOf(deps.orm);
   const { day, cutoff } = settlementCutoff(deps.now());
-  const mine = await em.execute<{ day: string }[]>(
-    `insert into settlement_run (day, cutoff, lease_until) values (?, ?::timestamptz, now() + (? * interval '1 millisecond'))
-     on conflict (day) do update set lease_until = excluded.lease_until
-       where settlement_run.finished_at is null and settlement_run.lease_until < now()
-     returning day`,
-    [day, cutoff.toISOString(), deps.config.leaseMs],
-  );
-  if (!mine.length) {
+  if (!(await takeSettlementRun(em, { day, cutoff: cutoff.toISOString(), leaseMs: deps.config.leaseMs }))) {
     // Another instance has it: finished, or still running (then ask again at a later pass).
-    const [row] = await em.execute<{ finished: boolean }[]>('select finished_at is not null as finished from settlement_run where day = ?', [day]);
-    return { day, ran: false, finished: row?.finished === true };
+    return { day, ran: false, finished: await settlementRunFinished(em, day) };
   }
   const started = performance.now();
   const log = deps.log.child({ settlement_day: day });
@@ -106,29 +108,22 @@ export async function runDailySettlement(deps: SettlementDeps): Promise<{ day: s
   try {
     let after = 0;
     for (;;) {
-      const ids = (await em.execute<{ id: number }[]>('select id from seller where id > ? order by id limit ?', [after, SELLER_BATCH])).map((r) => Number(r.id));
+      const ids = await sellerIdsAfter(em, after, SELLER_BATCH);
       if (!ids.length) break;
       after = ids[ids.length - 1];
       const r = await em.transactional(async (tx) => {
         const claimed = await claimPayouts(tx, { sellerIds: ids, cutoff: cutoff.toISOString(), minAtomic: deps.config.minAtomic, day });
         const total = claimed.created.reduce((s, c) => s + BigInt(c.amount), 0n);
         const carried = Object.values(claimed.carriedOver).reduce((s, n) => s + n, 0);
-        const renewed = await tx.execute<{ day: string }[]>(
-          `update settlement_run set sellers = sellers + ?, total_atomic = total_atomic + ?::numeric, carried_over = carried_over + ?,
-             lease_until = now() + (? * interval '1 millisecond') where day = ? and finished_at is null returning day`,
-          [claimed.created.length, total.toString(), carried, deps.config.leaseMs, day],
-        );
+        const renewed = await addToSettlementRun(tx, day, { sellers: claimed.created.length, total, carriedOver: carried, leaseMs: deps.config.leaseMs });
         // Lost the run (our lease ran out and another instance finished it): write nothing.
-        if (!renewed.length) throw new Error(`settlement run ${day} is no longer ours`);
+        if (!renewed) throw new Error(`settlement run ${day} is no longer ours`);
         return claimed;
       });
       for (const [chain, n] of Object.entries(r.carriedOver)) deps.metrics.payouts.inc({ chain, outcome: 'carried_over' }, n);
       if (r.noDestination) log.warn('sellers with earnings but no wallet on their payout chain were carried over', { sellers: r.noDestination });
     }
-    const [run] = await em.execute<{ sellers: number; total_atomic: string; carried_over: number }[]>(
-      `update settlement_run set finished_at = now() where day = ? returning sellers, total_atomic::text as total_atomic, carried_over`,
-      [day],
-    );
+    const run = await finishSettlementRun(em, day);
     const seconds = (performance.now() - started) / 1000;
     deps.metrics.settlementRuns.inc({ outcome: 'success' });
     deps.metrics.settlementDuration.observe(seconds);
@@ -138,7 +133,7 @@ export async function runDailySettlement(deps: SettlementDeps): Promise<{ day: s
     deps.metrics.settlementRuns.inc({ outcome: 'failure' });
     log.error('daily settlement failed; retried at a later pass', { err });
     // Let the next pass (of any instance) try again soon instead of after the whole lease.
-    await em.execute(`update settlement_run set lease_until = now() + interval '1 minute' where day = ? and finished_at is null`, [day]).catch(() => undefined);
+    await retrySettlementRunSoon(em, day).catch(() => undefined);
     return { day, ran: false, finished: false };
   }
 }

@@ -27,27 +27,8 @@
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { PayoutChain, PreparedPayout } from '../chains/payout-sender.ts';
-import type { PayoutStatus } from '../db/entities.ts';
+import type { PayoutRow } from '../db/rows.ts';
 import type { SettlementSnapshot } from '../metrics/metrics.ts';
-
-/** A payout as the worker reads it (amount as decimal text: numeric(78,0) never goes through a float). */
-export interface PayoutRow {
-  id: number;
-  seller_id: number;
-  wallet: string;
-  chain: PayoutChain;
-  amount: string;
-  status: PayoutStatus;
-  tx: string | null;
-  raw: string | null;
-  valid_until: string | null;
-  error: string | null;
-  settlement_day: string | null;
-  attempts: number;
-  /** Seconds since the transaction was broadcast (null: not broadcast yet). */
-  broadcast_age_s: number | null;
-  created_at: string;
-}
 
 const PAYOUT_COLUMNS = `o.id::int as id, o.seller_id, o.wallet, o.chain, o.amount::text as amount, o.status, o.tx, o.raw, o.valid_until, o.error, o.settlement_day,
   o.attempts, extract(epoch from now() - o.broadcast_at)::int as broadcast_age_s, extract(epoch from o.created_at)::bigint as created_at`;
@@ -81,7 +62,7 @@ export interface ClaimResult {
 const intArray = (ids: number[]) => `{${ids.map((i) => Math.trunc(i)).join(',')}}`;
 
 /** Locks the sellers' rows for this transaction (claims of one seller are serialized). */
-const lockSellers = (tx: SqlEntityManager, ids: number[]) => tx.execute(`select id from seller where id = any(?::int[]) order by id for update`, [intArray(ids)]);
+export const lockSellers = (tx: SqlEntityManager, ids: number[]) => tx.execute(`select id from seller where id = any(?::int[]) order by id for update`, [intArray(ids)]);
 
 /**
  * Writes one payout per seller of `sellerIds` whose unclaimed net earnings created before
@@ -124,6 +105,21 @@ export async function claimPayouts(
   );
   if (r.mismatched > 0) throw new AmountMismatchError(`${r.mismatched} payout(s)`);
   return { created: (r.created ?? []).map((c) => ({ ...c, id: Number(c.id) })), carriedOver: r.carried ?? {}, noDestination: r.no_destination };
+}
+
+/**
+ * What a requested payout of a seller must wait for, read under the seller's lock (lockSellers
+ * first, in the same transaction): its unfinished payouts (one at a time), and the seconds until
+ * `intervalSeconds` have passed since its last requested payout (null or <= 0: none to wait).
+ */
+export async function payoutRequestState(tx: SqlEntityManager, sellerId: number, intervalSeconds: number): Promise<{ unfinished: number; wait_s: number | null }> {
+  const [state] = await tx.execute<{ unfinished: number; wait_s: number | null }[]>(
+    `select (select count(*) from payout where seller_id = ? and status <> 'sent')::int as unfinished,
+            (select ceil(extract(epoch from max(created_at) + (? * interval '1 second') - now()))::int
+               from payout where seller_id = ? and settlement_day is null) as wait_s`,
+    [sellerId, intervalSeconds, sellerId],
+  );
+  return state;
 }
 
 /** What a paid seller call's outcome means for its ledger row. */
@@ -251,6 +247,58 @@ export async function recordWaiting(em: SqlEntityManager, id: number, p: { inMs:
 export async function findPayout(em: SqlEntityManager, id: number): Promise<PayoutRow | null> {
   const [row] = await em.execute<PayoutRow[]>(`select ${PAYOUT_COLUMNS} from payout o where o.id = ?`, [id]);
   return row ?? null;
+}
+
+/**
+ * The daily run's row (settlement_run, one per day): the instance whose insert wins runs the
+ * day; a run whose lease ended unfinished (its instance died) is taken over. True: it is ours.
+ */
+export async function takeSettlementRun(em: SqlEntityManager, p: { day: string; cutoff: string; leaseMs: number }): Promise<boolean> {
+  const mine = await em.execute<{ day: string }[]>(
+    `insert into settlement_run (day, cutoff, lease_until) values (?, ?::timestamptz, now() + (? * interval '1 millisecond'))
+     on conflict (day) do update set lease_until = excluded.lease_until
+       where settlement_run.finished_at is null and settlement_run.lease_until < now()
+     returning day`,
+    [p.day, p.cutoff, p.leaseMs],
+  );
+  return mine.length > 0;
+}
+
+export async function settlementRunFinished(em: SqlEntityManager, day: string): Promise<boolean> {
+  const [row] = await em.execute<{ finished: boolean }[]>('select finished_at is not null as finished from settlement_run where day = ?', [day]);
+  return row?.finished === true;
+}
+
+/** The next `limit` seller ids after `after` (the daily run walks the sellers in batches). */
+export async function sellerIdsAfter(em: SqlEntityManager, after: number, limit: number): Promise<number[]> {
+  return (await em.execute<{ id: number }[]>('select id from seller where id > ? order by id limit ?', [after, limit])).map((r) => Number(r.id));
+}
+
+/**
+ * Adds a batch's figures to the run's totals and renews its lease, in the batch's transaction.
+ * False: the run is no longer ours (our lease ran out and another instance finished it), and the
+ * caller must roll the batch back.
+ */
+export async function addToSettlementRun(tx: SqlEntityManager, day: string, p: { sellers: number; total: bigint; carriedOver: number; leaseMs: number }): Promise<boolean> {
+  const renewed = await tx.execute<{ day: string }[]>(
+    `update settlement_run set sellers = sellers + ?, total_atomic = total_atomic + ?::numeric, carried_over = carried_over + ?,
+       lease_until = now() + (? * interval '1 millisecond') where day = ? and finished_at is null returning day`,
+    [p.sellers, p.total.toString(), p.carriedOver, p.leaseMs, day],
+  );
+  return renewed.length > 0;
+}
+
+export async function finishSettlementRun(em: SqlEntityManager, day: string): Promise<{ sellers: number; total_atomic: string; carried_over: number }> {
+  const [run] = await em.execute<{ sellers: number; total_atomic: string; carried_over: number }[]>(
+    `update settlement_run set finished_at = now() where day = ? returning sellers, total_atomic::text as total_atomic, carried_over`,
+    [day],
+  );
+  return run;
+}
+
+/** A failed run: the next pass (of any instance) tries again soon instead of after the whole lease. */
+export async function retrySettlementRunSoon(em: SqlEntityManager, day: string): Promise<void> {
+  await em.execute(`update settlement_run set lease_until = now() + interval '1 minute' where day = ? and finished_at is null`, [day]);
 }
 
 /**

@@ -18,11 +18,11 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { PayoutSender, PayoutSenders, PreparedPayout } from '../chains/payout-sender.ts';
 import type { SettlementConfig } from '../config.ts';
-import type { Database } from '../db/orm.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { sqlOf } from '../sellers/seller-store.ts';
-import { markConfirmed, recordFailure, recordPrepared, recordWaiting, type PayoutRow } from './payout-store.ts';
+import { markConfirmed, recordFailure, recordPrepared, recordWaiting } from './payout-store.ts';
+import type { PayoutRow } from '../db/rows.ts';
 
 /**
  * Points of the payout path where tests pause or kill the process: intent written (claimed),

@@ -16,10 +16,11 @@ import type { Handler } from '../http/server.ts';
 import { AppError } from '../http/app-error.ts';
 import { createSignatureCheck, type SignatureDeps } from '../http/with-seller-signature.ts';
 import { walletPayload } from '../http/wallet-signature.ts';
-import { refuseSuspended, requireSeller, sqlOf, type SellerRow } from '../sellers/seller-store.ts';
+import { refuseSuspended, requireSeller } from '../sellers/seller-store.ts';
+import type { PayoutRow, SellerRow } from '../db/rows.ts';
 import type { SettlementConfig } from '../config.ts';
-import type { Database } from '../db/orm.ts';
-import { claimPayouts, findPayout, type PayoutRow } from './payout-store.ts';
+import { sqlOf, type Database } from '../db/orm.ts';
+import { claimPayouts, findPayout, lockSellers, payoutRequestState } from './payout-store.ts';
 
 export interface SettlementHandlerDeps {
   orm: Database;
@@ -53,13 +54,8 @@ export function requestPayoutHandler(deps: SettlementHandlerDeps): Handler {
     await refuseSuspended(em, seller);
     const id = await em.transactional(async (tx) => {
       // The seller's lock first: a racing daily run (or a second request) waits, then sees our claims.
-      await tx.execute('select id from seller where id = ? for update', [seller.id]);
-      const [state] = await tx.execute<{ unfinished: number; wait_s: number | null }[]>(
-        `select (select count(*) from payout where seller_id = ? and status <> 'sent')::int as unfinished,
-                (select ceil(extract(epoch from max(created_at) + (? * interval '1 second') - now()))::int
-                   from payout where seller_id = ? and settlement_day is null) as wait_s`,
-        [seller.id, deps.config.requestIntervalSeconds, seller.id],
-      );
+      await lockSellers(tx, [seller.id]);
+      const state = await payoutRequestState(tx, seller.id, deps.config.requestIntervalSeconds);
       if (state.unfinished > 0) {
         throw new AppError('payout_in_progress', 409, 'A payout of this seller is not finished yet.', { hint: 'Wait until it is confirmed; the account shows it.' });
       }
