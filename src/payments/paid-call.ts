@@ -23,7 +23,7 @@ import type { ClaimScope, LedgerEntry, ReceiptGate, StoredAnswer } from './recei
 import { settleSolanaTransaction } from './solana-transaction.rail.ts';
 import { settleTxReceipt } from './tx-receipt.rail.ts';
 import { decodePaymentSignature, paymentRequiredHeader, paymentResponseHeaders } from './x402-v2.ts';
-import { teeAnswer } from '../proxy/tee-answer.ts';
+import { teeAnswer } from './tee-answer.ts';
 import type { Lru } from '../lib/lru.ts';
 import { Readable } from 'node:stream';
 
