@@ -31,7 +31,9 @@ import { createChainAdapters } from './chains/create-chain-adapters.ts';
 import { configuredPayoutChains, warmPayoutChain } from './chains/create-payout-senders.ts';
 import { createQuoteStore } from './payments/quote-store.ts';
 import { createReceiptGate } from './payments/receipt-gate.ts';
-import { quoteForUnit, type PaidCallDeps } from './payments/paid-call.ts';
+import { createPayments } from './payments/paid-call.ts';
+import type { Payments } from './payments/sellable.ts';
+import { toErrorAnswer } from './http/errors.ts';
 import { getSessionTokenHandler } from './payments/session-token.handler.ts';
 import { solanaFacilitatorHandler } from './payments/solana-facilitator.handler.ts';
 import { facilitatorChecks } from './health/facilitator-checks.ts';
@@ -55,7 +57,7 @@ import { createPayoutSenders } from './chains/create-payout-senders.ts';
 import { createSettlementHandlers } from './settlement/settlement-handlers.ts';
 import { createSettlementJobs } from './settlement/daily.ts';
 import type { SettlementHooks } from './settlement/payout-worker.ts';
-import { settlementSource } from './settlement/payout-store.ts';
+import { markDelivery, settlementSource } from './settlement/payout-store.ts';
 import { sqlOf } from './sellers/seller-store.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -112,19 +114,22 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   // lives; once the lease runs out (the process died), an identical retry may run it again.
   const gate = createReceiptGate(orm, { leaseMs: config.payments.runLeaseMs, maxRuns: config.payments.maxRuns, log: log.child({ component: 'receipts' }) });
   let publicBaseUrl = config.publicBaseUrl;
-  const paid: PaidCallDeps | null = adapters
-    ? {
+  // The one door through which built-ins and seller calls are sold (payments/sellable.ts).
+  const payments: Payments | null = adapters
+    ? createPayments({
         publicBaseUrl: () => publicBaseUrl,
         adapters,
         quotes,
         gate,
+        markDelivery: (receipt, delivery) => markDelivery(sqlOf(orm), receipt, delivery),
+        errorAnswer: toErrorAnswer,
         poll: { timeoutMs: config.payments.pollTimeoutMs, intervalMs: config.payments.pollIntervalMs },
         clockSkewSeconds: config.payments.clockSkewSeconds,
         maxStoredAnswerBytes: config.proxy.maxStoredAnswerBytes,
         quoteAnswers: createLru(1024),
         log,
         metrics,
-      }
+      })
     : null;
 
   // Seller marketplace: upstream client (SSRF-guarded), lifecycle probes on the shared scheduler.
@@ -168,7 +173,7 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
     // A `pay` key only names the buyer: the paid flow (402 quote, proof) is unchanged.
     callSellerEndpoint: keys.optional('callSellerEndpoint', sellerCallHandler({
       orm,
-      paid,
+      payments,
       forward: { dispatcher: upstream.dispatcher, signer, timeoutMs: config.proxy.upstreamTimeoutMs, retryWindowMs: config.proxy.retryWindowMs, retryBaseMs: config.proxy.retryBaseMs, trustedProxies: config.proxy.trustedProxies },
       lifecycle,
       maxBodyBytes: config.proxy.maxBodyBytes,
@@ -205,14 +210,13 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   Object.assign(implemented, createDocsHandlers({ serviceName: config.serviceName, contractFile: `${root}openapi.yaml`, viewer: scalarStandalone() }));
   const inspected = createLru<string, { kind: DocumentKind; pages: number }>(4096);
   const bazaar = new Map(BUILTINS.map((b) => [b.path, builtinBazaar(contract.api.definition, b.path)]));
-  for (const b of BUILTINS) implemented[b.operationId] = keys.optional(b.operationId as KeyOperation, builtinHandler({ paid, pool, limits: config.tools, inspected, metrics }, b, bazaar.get(b.path)));
+  for (const b of BUILTINS) implemented[b.operationId] = keys.optional(b.operationId as KeyOperation, builtinHandler({ payments, pool, limits: config.tools, inspected, metrics }, b, bazaar.get(b.path)));
   const startedAt = new Date();
   implemented.listDiscoveryResources = discoveryHandler({
     publicBaseUrl: () => publicBaseUrl,
     // Built-ins change with the service's version: their lastUpdated is this process's start.
     listEntries: async () => builtinEntries(config.serviceName).map((e) => ({ ...e, updatedAt: startedAt, bazaar: bazaar.get(e.path)! })),
-    quoteOf: (e) =>
-      paid && quoteForUnit(paid, { path: e.path, description: e.description, price: BigInt(e.price) }),
+    quoteOf: (e) => payments && payments.quoteForUnit({ path: e.path, description: e.description, price: BigInt(e.price) }),
   });
 
   // Operator metrics: scrape-time gauges, and empty definitions of those no feature registered.
