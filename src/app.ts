@@ -17,7 +17,7 @@ import { builtinBazaar } from './catalog/bazaar.ts';
 import { discoveryHandler } from './catalog/discovery.handler.ts';
 import { BUILTINS } from './catalog/builtins.ts';
 import { builtinHandler } from './catalog/builtin.handler.ts';
-import { sellerCallHandler } from './catalog/seller-call.handler.ts';
+import { sellerCallHandler } from './sellers/seller-call.ts';
 import { createHealthCheck, getHealthHandler } from './health/health.handler.ts';
 import { createMetrics, declareMissing, type Metrics } from './metrics/metrics.ts';
 import { createOperatorServer } from './metrics/operator-server.ts';

@@ -135,3 +135,25 @@ export async function countError(em: SqlEntityManager, endpointId: number, selle
     [endpointId, sellerId, code],
   );
 }
+
+/** What a paid call needs of an endpoint; `status` decides 404 (pending) and 410 (suspended) before any quote. */
+export interface LiveEndpoint {
+  id: number;
+  seller_id: number;
+  status: string;
+  mode: 'proxy' | 'paywall';
+  upstream_url: string;
+  atomic_price: string;
+  desc: string;
+  sample_body: unknown;
+}
+
+/** The endpoint a buyer calls by slug and path suffix, unless deleted (one indexed lookup per paid call). */
+export async function findLiveEndpoint(em: SqlEntityManager, slug: string, pathSuffix: string): Promise<LiveEndpoint | null> {
+  const [endpoint] = await em.execute<LiveEndpoint[]>(
+    `select id, seller_id, status, mode, upstream_url, atomic_price::text as atomic_price, "desc", sample_body
+       from seller_endpoint where slug = ? and path_suffix = ? and deleted_at is null`,
+    [slug, pathSuffix],
+  );
+  return endpoint ?? null;
+}

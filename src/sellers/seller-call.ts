@@ -9,21 +9,21 @@
  * Payments decides from the forward's outcome whether the seller is paid (payments/delivery.ts):
  * this handler only reports it, by the answer's status or the AppError the forward throws.
  */
-import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Database } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
+import type { OperationId } from '../generated/operation-ids.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { countError } from '../sellers/seller-store.ts';
-import { recordUpstreamOutcome, type LifecycleDeps } from '../sellers/lifecycle.ts';
+import { countError, findLiveEndpoint, sqlOf } from './seller-store.ts';
+import { recordUpstreamOutcome, type LifecycleDeps } from './lifecycle.ts';
 import { requestFingerprintOfDigest } from '../payments/fingerprint.ts';
 import type { Payments } from '../payments/sellable.ts';
 import { saleRequestOf } from '../http/sale-request.ts';
 import { requireChains } from '../payments/require-chains.ts';
 import { forwardCall, type ForwardAnswer, type ForwardDeps } from '../proxy/forward.ts';
 import { spoolBody } from '../proxy/spool-body.ts';
-import { sellerBazaar } from './bazaar.ts';
+import { sellerBazaar } from '../catalog/bazaar.ts';
 
 export interface SellerCallDeps {
   orm: Database;
@@ -36,28 +36,13 @@ export interface SellerCallDeps {
   metrics?: Pick<Metrics, 'upstreamRequests' | 'upstreamDuration'>;
 }
 
-interface LiveEndpoint {
-  id: number;
-  seller_id: number;
-  status: string;
-  mode: 'proxy' | 'paywall';
-  upstream_url: string;
-  atomic_price: string;
-  desc: string;
-  sample_body: unknown;
-}
-
 export const sellerCallHandler =
   (deps: SellerCallDeps): Handler =>
   async (ctx) => {
     const { slug, path_suffix: pathSuffix } = ctx.params;
     const path = `/v1/${slug}/${pathSuffix}`;
-    const em = deps.orm.em.fork() as unknown as SqlEntityManager;
-    const [endpoint] = await em.execute<LiveEndpoint[]>(
-      `select id, seller_id, status, mode, upstream_url, atomic_price::text as atomic_price, "desc", sample_body
-         from seller_endpoint where slug = ? and path_suffix = ? and deleted_at is null`,
-      [slug, pathSuffix],
-    );
+    const em = sqlOf(deps.orm);
+    const endpoint = await findLiveEndpoint(em, slug, pathSuffix);
     if (!endpoint || endpoint.status === 'pending') {
       ctx.req.resume();
       throw new AppError('endpoint_not_found', 404, endpoint ? `${path} is not live yet: its upstream is still being probed.` : `No endpoint at ${path}.`, { hint: 'GET /v1/_meta lists the catalog.' });
@@ -112,3 +97,6 @@ export const sellerCallHandler =
       await body.discard();
     }
   };
+
+/** The seller call as this feature's handler map (app.ts merges it with the others). */
+export const createSellerCallHandlers = (deps: SellerCallDeps): Partial<Record<OperationId, Handler>> => ({ callSellerEndpoint: sellerCallHandler(deps) });
