@@ -10,21 +10,17 @@ import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { openDatabase, pingDatabase, type Database } from './db/orm.ts';
 import { loadContract } from './http/contract.ts';
-import { createHttpServer, type Handler, type HttpServer } from './http/server.ts';
+import { createHttpServer, type HttpServer } from './http/server.ts';
+import { applyPolicies, jsonBodyLimitsOf, mergeHandlers, OPERATION_POLICIES, preflightsOf } from './http/policies.ts';
 import { classifyIssues } from './http/classify-issues.ts';
-import { builtinEntries, getMetaHandler } from './catalog/meta.ts';
-import { builtinBazaar } from './catalog/bazaar.ts';
-import { discoveryHandler } from './catalog/discovery.handler.ts';
-import { BUILTINS } from './catalog/builtins.ts';
-import { builtinHandler } from './catalog/builtin.handler.ts';
-import { sellerCallHandler } from './sellers/seller-call.ts';
-import { createHealthCheck, getHealthHandler } from './health/health.handler.ts';
+import { createCatalogHandlers } from './catalog/catalog-handlers.ts';
+import { createSellerCallHandlers } from './sellers/seller-call.ts';
+import { createHealthCheck, createHealthHandlers } from './health/health.handler.ts';
 import { createMetrics, declareMissing, type Metrics } from './metrics/metrics.ts';
 import { createOperatorServer } from './metrics/operator-server.ts';
 import { createDependencyProbe } from './metrics/dependency-probe.ts';
 import { createRateLimiter } from './http/rate-limiter.ts';
-import { RATE_LIMITED_OPERATIONS, rateLimitWrapper } from './http/with-rate-limit.ts';
-import type { OperationId } from './generated/operation-ids.ts';
+import { rateLimitWrapper } from './http/with-rate-limit.ts';
 import { createToolPool } from './tools/tool-pool.ts';
 import { preloadPdfParser } from './tools/pdf/open-pdf.ts';
 import { createChainAdapters } from './chains/create-chain-adapters.ts';
@@ -34,11 +30,9 @@ import { createReceiptGate } from './payments/receipt-gate.ts';
 import { createPayments } from './payments/paid-call.ts';
 import type { Payments } from './payments/sellable.ts';
 import { toErrorAnswer } from './http/errors.ts';
-import { getSessionTokenHandler } from './payments/session-token.handler.ts';
-import { solanaFacilitatorHandler } from './payments/solana-facilitator.handler.ts';
+import { createPaymentHandlers } from './payments/payment-handlers.ts';
 import { facilitatorChecks } from './health/facilitator-checks.ts';
 import { createLru } from './lib/lru.ts';
-import type { DocumentKind } from './tools/inspect-document.ts';
 import { createScheduler } from './jobs/scheduler.ts';
 import { createUpstreamClient } from './proxy/upstream-client.ts';
 import { createForwardSigner, loadOrCreateSigningKey, parseSigningKey } from './proxy/forward-signature.ts';
@@ -49,7 +43,7 @@ import { createProbeJobs } from './sellers/probe-jobs.ts';
 import { listSellerCatalogEntries } from './sellers/catalog-entries.ts';
 import { loadOrCreateApiKeySecret } from './accounts/api-keys.ts';
 import { createKeyUsage } from './accounts/key-usage.ts';
-import { createKeyAuth, refuseBearer, type KeyOperation } from './accounts/with-api-key.ts';
+import { createKeyAuth } from './accounts/with-api-key.ts';
 import { createAccountHandlers } from './accounts/account-handlers.ts';
 import { createDocsHandlers, scalarStandalone } from './docs/docs.handlers.ts';
 import type { PayoutSenders } from './chains/payout-sender.ts';
@@ -165,13 +159,24 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   });
   // Operator-only data (metrics: revenue, balances; health details) is served on a listener of its own.
   const operator = createOperatorServer({ metrics, healthDetails: healthCheck, log: log.child({ component: 'operator' }) });
-  const implemented: Record<string, Handler> = {
-    getHealth: getHealthHandler(healthCheck),
-    getMeta: getMetaHandler({ serviceName: config.serviceName, version: VERSION, listSellerEntries: () => listSellerCatalogEntries(orm), signer }),
-    getSessionToken: getSessionTokenHandler(adapters),
-    solanaFacilitator: solanaFacilitatorHandler(adapters, { minAtomic: config.payments.facilitatorMinAtomic }),
-    // A `pay` key only names the buyer: the paid flow (402 quote, proof) is unchanged.
-    callSellerEndpoint: keys.optional('callSellerEndpoint', sellerCallHandler({
+  // Every feature hands over its handler map (keyed by OperationId); what guards each operation
+  // (signature action, API key, rate limit, body limit, preflight) is the one policy table.
+  const implemented = mergeHandlers(
+    createHealthHandlers(healthCheck),
+    createCatalogHandlers({
+      serviceName: config.serviceName,
+      version: VERSION,
+      listSellerEntries: () => listSellerCatalogEntries(orm),
+      signer,
+      definition: contract.api.definition,
+      publicBaseUrl: () => publicBaseUrl,
+      payments,
+      pool,
+      limits: config.tools,
+      metrics,
+    }),
+    createPaymentHandlers({ adapters, facilitatorMinAtomic: config.payments.facilitatorMinAtomic }),
+    createSellerCallHandlers({
       orm,
       payments,
       forward: { dispatcher: upstream.dispatcher, signer, timeoutMs: config.proxy.upstreamTimeoutMs, retryWindowMs: config.proxy.retryWindowMs, retryBaseMs: config.proxy.retryBaseMs, trustedProxies: config.proxy.trustedProxies },
@@ -179,45 +184,24 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
       maxBodyBytes: config.proxy.maxBodyBytes,
       log,
       metrics,
-    })),
-  };
-  Object.assign(
-    implemented,
+    }),
     createSellerHandlers({
       ...lifecycle,
       serviceName: config.serviceName,
       kickProbes: scheduler.kick,
-      orKey: keys.orSignature,
       payoutChains: configuredPayoutChains(config.chains),
       onPayoutChain: (chain) => warmPayoutChain(config.chains, chain, log),
     }),
-  );
-  Object.assign(
-    implemented,
-    createAccountHandlers({ orm, serviceName: config.serviceName, secret: apiKeySecret, keys, onRefusal: (reason) => sellerMetrics.signatureRefusals.inc({ reason }) }),
-  );
-  Object.assign(
-    implemented,
+    createAccountHandlers({ orm, serviceName: config.serviceName, secret: apiKeySecret, onRefusal: (reason) => sellerMetrics.signatureRefusals.inc({ reason }) }),
     createSettlementHandlers({
       orm,
       config: config.settlement,
       signature: { serviceName: config.serviceName, orm, onRefusal: (reason) => sellerMetrics.signatureRefusals.inc({ reason }) },
       kick: scheduler.kick,
-      orKey: keys.orSignature,
     }),
+    // API reference: /docs (Scalar, served from the installed package) and /openapi.yaml.
+    createDocsHandlers({ serviceName: config.serviceName, contractFile: `${root}openapi.yaml`, viewer: scalarStandalone() }),
   );
-  // API reference: /docs (Scalar, served from the installed package) and /openapi.yaml.
-  Object.assign(implemented, createDocsHandlers({ serviceName: config.serviceName, contractFile: `${root}openapi.yaml`, viewer: scalarStandalone() }));
-  const inspected = createLru<string, { kind: DocumentKind; pages: number }>(4096);
-  const bazaar = new Map(BUILTINS.map((b) => [b.path, builtinBazaar(contract.api.definition, b.path)]));
-  for (const b of BUILTINS) implemented[b.operationId] = keys.optional(b.operationId as KeyOperation, builtinHandler({ payments, pool, limits: config.tools, inspected, metrics }, b, bazaar.get(b.path)));
-  const startedAt = new Date();
-  implemented.listDiscoveryResources = discoveryHandler({
-    publicBaseUrl: () => publicBaseUrl,
-    // Built-ins change with the service's version: their lastUpdated is this process's start.
-    listEntries: async () => builtinEntries(config.serviceName).map((e) => ({ ...e, updatedAt: startedAt, bazaar: bazaar.get(e.path)! })),
-    quoteOf: (e) => payments && payments.quoteForUnit({ path: e.path, description: e.description, price: BigInt(e.price) }),
-  });
 
   // Operator metrics: scrape-time gauges, and empty definitions of those no feature registered.
   metrics.sources.toolPool = () => pool.stats();
@@ -232,23 +216,16 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   if (limiter && !(await limiter.ready(5_000))) log.warn('rate limits: Redis not reachable at start; counting per process until it is', { redis: config.redisUrl?.replace(/\/\/[^@]*@/, '//***@') });
   const withRateLimit = rateLimitWrapper({ limiter, metrics, proxyHops: config.trustProxyHops });
 
-  const handlers: Record<string, Handler> = {};
-  for (const id of contract.operationIds) {
-    // Every operation has its handler: createHttpServer refuses to start without one.
-    const handler = implemented[id];
-    if (!handler) continue;
-    const limit = RATE_LIMITED_OPERATIONS[id as OperationId];
-    handlers[id] = limit ? withRateLimit(limit.bucket, limit.keyOf, handler) : handler;
-  }
+  const handlers = applyPolicies(implemented, OPERATION_POLICIES, { keys, withRateLimit });
 
   const http = createHttpServer({
     contract,
     handlers,
     log,
-    jsonBodyLimits: { registerSeller: 4096, addSellerEndpoint: 4096 },
+    jsonBodyLimits: jsonBodyLimitsOf(OPERATION_POLICIES),
     defaultJsonBodyLimit: 64 * 1024,
     classifyIssues,
-    preflight: { issueApiKey: refuseBearer },
+    preflight: preflightsOf(OPERATION_POLICIES),
     onResponse: ({ operationId, status, durationMs }) => {
       metrics.httpRequests.inc({ operation: operationId, status: String(status) });
       metrics.httpDuration.observe({ operation: operationId }, durationMs / 1000);
