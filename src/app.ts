@@ -1,7 +1,8 @@
 /**
- * Composition root: the one place that builds every dependency and wires handlers to the
- * contract's operationIds. Tests call createApp with their own config (port 0, their own
- * database, the devnet's chains) and get the real server.
+ * Composition root: builds every dependency, merges the features' handler maps (each keyed by
+ * OperationId), applies the one table of operation policies (http/policies.ts) and creates the
+ * server. Tests call createApp with their own config (port 0, their own database, the devnet's
+ * chains) and get the real server.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
