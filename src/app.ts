@@ -1,7 +1,8 @@
 /**
- * Composition root: the one place that builds every dependency and wires handlers to the
- * contract's operationIds. Tests call createApp with their own config (port 0, their own
- * database, the devnet's chains) and get the real server.
+ * Composition root: builds every dependency, merges the features' handler maps (each keyed by
+ * OperationId), applies the one table of operation policies (http/policies.ts) and creates the
+ * server. Tests call createApp with their own config (port 0, their own database, the devnet's
+ * chains) and get the real server.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -10,33 +11,29 @@ import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { openDatabase, pingDatabase, type Database } from './db/orm.ts';
 import { loadContract } from './http/contract.ts';
-import { createHttpServer, type Handler, type HttpServer } from './http/server.ts';
+import { createHttpServer, type HttpServer } from './http/server.ts';
+import { applyPolicies, jsonBodyLimitsOf, mergeHandlers, OPERATION_POLICIES, preflightsOf } from './http/policies.ts';
 import { classifyIssues } from './http/classify-issues.ts';
-import { builtinEntries, getMetaHandler } from './catalog/meta.ts';
-import { builtinBazaar } from './catalog/bazaar.ts';
-import { discoveryHandler } from './catalog/discovery.handler.ts';
-import { BUILTINS } from './catalog/builtins.ts';
-import { builtinHandler } from './catalog/builtin.handler.ts';
-import { sellerCallHandler } from './catalog/seller-call.handler.ts';
-import { createHealthCheck, getHealthHandler } from './health/health.handler.ts';
+import { createCatalogHandlers } from './catalog/catalog-handlers.ts';
+import { createSellerCallHandlers } from './sellers/seller-call.ts';
+import { createHealthCheck, createHealthHandlers } from './health/health.handler.ts';
 import { createMetrics, declareMissing, type Metrics } from './metrics/metrics.ts';
 import { createOperatorServer } from './metrics/operator-server.ts';
 import { createDependencyProbe } from './metrics/dependency-probe.ts';
 import { createRateLimiter } from './http/rate-limiter.ts';
-import { RATE_LIMITED_OPERATIONS, rateLimitWrapper } from './http/with-rate-limit.ts';
-import type { OperationId } from './generated/operation-ids.ts';
+import { rateLimitWrapper } from './http/with-rate-limit.ts';
 import { createToolPool } from './tools/tool-pool.ts';
 import { preloadPdfParser } from './tools/pdf/open-pdf.ts';
 import { createChainAdapters } from './chains/create-chain-adapters.ts';
 import { configuredPayoutChains, warmPayoutChain } from './chains/create-payout-senders.ts';
 import { createQuoteStore } from './payments/quote-store.ts';
 import { createReceiptGate } from './payments/receipt-gate.ts';
-import { quoteForUnit, type PaidCallDeps } from './payments/paid-call.ts';
-import { getSessionTokenHandler } from './payments/session-token.handler.ts';
-import { solanaFacilitatorHandler } from './payments/solana-facilitator.handler.ts';
+import { createPayments } from './payments/paid-call.ts';
+import type { Payments } from './payments/sellable.ts';
+import { toErrorAnswer } from './http/errors.ts';
+import { createPaymentHandlers } from './payments/payment-handlers.ts';
 import { facilitatorChecks } from './health/facilitator-checks.ts';
 import { createLru } from './lib/lru.ts';
-import type { DocumentKind } from './tools/inspect-document.ts';
 import { createScheduler } from './jobs/scheduler.ts';
 import { createUpstreamClient } from './proxy/upstream-client.ts';
 import { createForwardSigner, loadOrCreateSigningKey, parseSigningKey } from './proxy/forward-signature.ts';
@@ -47,7 +44,7 @@ import { createProbeJobs } from './sellers/probe-jobs.ts';
 import { listSellerCatalogEntries } from './sellers/catalog-entries.ts';
 import { loadOrCreateApiKeySecret } from './accounts/api-keys.ts';
 import { createKeyUsage } from './accounts/key-usage.ts';
-import { createKeyAuth, refuseBearer, type KeyOperation } from './accounts/with-api-key.ts';
+import { createKeyAuth } from './accounts/with-api-key.ts';
 import { createAccountHandlers } from './accounts/account-handlers.ts';
 import { createDocsHandlers, scalarStandalone } from './docs/docs.handlers.ts';
 import type { PayoutSenders } from './chains/payout-sender.ts';
@@ -55,7 +52,7 @@ import { createPayoutSenders } from './chains/create-payout-senders.ts';
 import { createSettlementHandlers } from './settlement/settlement-handlers.ts';
 import { createSettlementJobs } from './settlement/daily.ts';
 import type { SettlementHooks } from './settlement/payout-worker.ts';
-import { settlementSource } from './settlement/payout-store.ts';
+import { markDelivery, settlementSource } from './settlement/payout-store.ts';
 import { sqlOf } from './db/orm.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -112,19 +109,22 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   // lives; once the lease runs out (the process died), an identical retry may run it again.
   const gate = createReceiptGate(orm, { leaseMs: config.payments.runLeaseMs, maxRuns: config.payments.maxRuns, log: log.child({ component: 'receipts' }) });
   let publicBaseUrl = config.publicBaseUrl;
-  const paid: PaidCallDeps | null = adapters
-    ? {
+  // The one door through which built-ins and seller calls are sold (payments/sellable.ts).
+  const payments: Payments | null = adapters
+    ? createPayments({
         publicBaseUrl: () => publicBaseUrl,
         adapters,
         quotes,
         gate,
+        markDelivery: (receipt, delivery) => markDelivery(sqlOf(orm), receipt, delivery),
+        errorAnswer: toErrorAnswer,
         poll: { timeoutMs: config.payments.pollTimeoutMs, intervalMs: config.payments.pollIntervalMs },
         clockSkewSeconds: config.payments.clockSkewSeconds,
         maxStoredAnswerBytes: config.proxy.maxStoredAnswerBytes,
         quoteAnswers: createLru(1024),
         log,
         metrics,
-      }
+      })
     : null;
 
   // Seller marketplace: upstream client (SSRF-guarded), lifecycle probes on the shared scheduler.
@@ -160,60 +160,49 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   });
   // Operator-only data (metrics: revenue, balances; health details) is served on a listener of its own.
   const operator = createOperatorServer({ metrics, healthDetails: healthCheck, log: log.child({ component: 'operator' }) });
-  const implemented: Record<string, Handler> = {
-    getHealth: getHealthHandler(healthCheck),
-    getMeta: getMetaHandler({ serviceName: config.serviceName, version: VERSION, listSellerEntries: () => listSellerCatalogEntries(orm), signer }),
-    getSessionToken: getSessionTokenHandler(adapters),
-    solanaFacilitator: solanaFacilitatorHandler(adapters, { minAtomic: config.payments.facilitatorMinAtomic }),
-    // A `pay` key only names the buyer: the paid flow (402 quote, proof) is unchanged.
-    callSellerEndpoint: keys.optional('callSellerEndpoint', sellerCallHandler({
+  // Every feature hands over its handler map (keyed by OperationId); what guards each operation
+  // (signature action, API key, rate limit, body limit, preflight) is the one policy table.
+  const implemented = mergeHandlers(
+    createHealthHandlers(healthCheck),
+    createCatalogHandlers({
+      serviceName: config.serviceName,
+      version: VERSION,
+      listSellerEntries: () => listSellerCatalogEntries(orm),
+      signer,
+      definition: contract.api.definition,
+      publicBaseUrl: () => publicBaseUrl,
+      payments,
+      pool,
+      limits: config.tools,
+      metrics,
+    }),
+    createPaymentHandlers({ adapters, facilitatorMinAtomic: config.payments.facilitatorMinAtomic }),
+    createSellerCallHandlers({
       orm,
-      paid,
+      payments,
       forward: { dispatcher: upstream.dispatcher, signer, timeoutMs: config.proxy.upstreamTimeoutMs, retryWindowMs: config.proxy.retryWindowMs, retryBaseMs: config.proxy.retryBaseMs, trustedProxies: config.proxy.trustedProxies },
       lifecycle,
       maxBodyBytes: config.proxy.maxBodyBytes,
       log,
       metrics,
-    })),
-  };
-  Object.assign(
-    implemented,
+    }),
     createSellerHandlers({
       ...lifecycle,
       serviceName: config.serviceName,
       kickProbes: scheduler.kick,
-      orKey: keys.orSignature,
       payoutChains: configuredPayoutChains(config.chains),
       onPayoutChain: (chain) => warmPayoutChain(config.chains, chain, log),
     }),
-  );
-  Object.assign(
-    implemented,
-    createAccountHandlers({ orm, serviceName: config.serviceName, secret: apiKeySecret, keys, onRefusal: (reason) => sellerMetrics.signatureRefusals.inc({ reason }) }),
-  );
-  Object.assign(
-    implemented,
+    createAccountHandlers({ orm, serviceName: config.serviceName, secret: apiKeySecret, onRefusal: (reason) => sellerMetrics.signatureRefusals.inc({ reason }) }),
     createSettlementHandlers({
       orm,
       config: config.settlement,
       signature: { serviceName: config.serviceName, orm, onRefusal: (reason) => sellerMetrics.signatureRefusals.inc({ reason }) },
       kick: scheduler.kick,
-      orKey: keys.orSignature,
     }),
+    // API reference: /docs (Scalar, served from the installed package) and /openapi.yaml.
+    createDocsHandlers({ serviceName: config.serviceName, contractFile: `${root}openapi.yaml`, viewer: scalarStandalone() }),
   );
-  // API reference: /docs (Scalar, served from the installed package) and /openapi.yaml.
-  Object.assign(implemented, createDocsHandlers({ serviceName: config.serviceName, contractFile: `${root}openapi.yaml`, viewer: scalarStandalone() }));
-  const inspected = createLru<string, { kind: DocumentKind; pages: number }>(4096);
-  const bazaar = new Map(BUILTINS.map((b) => [b.path, builtinBazaar(contract.api.definition, b.path)]));
-  for (const b of BUILTINS) implemented[b.operationId] = keys.optional(b.operationId as KeyOperation, builtinHandler({ paid, pool, limits: config.tools, inspected, metrics }, b, bazaar.get(b.path)));
-  const startedAt = new Date();
-  implemented.listDiscoveryResources = discoveryHandler({
-    publicBaseUrl: () => publicBaseUrl,
-    // Built-ins change with the service's version: their lastUpdated is this process's start.
-    listEntries: async () => builtinEntries(config.serviceName).map((e) => ({ ...e, updatedAt: startedAt, bazaar: bazaar.get(e.path)! })),
-    quoteOf: (e) =>
-      paid && quoteForUnit(paid, { path: e.path, description: e.description, price: BigInt(e.price) }),
-  });
 
   // Operator metrics: scrape-time gauges, and empty definitions of those no feature registered.
   metrics.sources.toolPool = () => pool.stats();
@@ -228,23 +217,16 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   if (limiter && !(await limiter.ready(5_000))) log.warn('rate limits: Redis not reachable at start; counting per process until it is', { redis: config.redisUrl?.replace(/\/\/[^@]*@/, '//***@') });
   const withRateLimit = rateLimitWrapper({ limiter, metrics, proxyHops: config.trustProxyHops });
 
-  const handlers: Record<string, Handler> = {};
-  for (const id of contract.operationIds) {
-    // Every operation has its handler: createHttpServer refuses to start without one.
-    const handler = implemented[id];
-    if (!handler) continue;
-    const limit = RATE_LIMITED_OPERATIONS[id as OperationId];
-    handlers[id] = limit ? withRateLimit(limit.bucket, limit.keyOf, handler) : handler;
-  }
+  const handlers = applyPolicies(implemented, OPERATION_POLICIES, { keys, withRateLimit });
 
   const http = createHttpServer({
     contract,
     handlers,
     log,
-    jsonBodyLimits: { registerSeller: 4096, addSellerEndpoint: 4096 },
+    jsonBodyLimits: jsonBodyLimitsOf(OPERATION_POLICIES),
     defaultJsonBodyLimit: 64 * 1024,
     classifyIssues,
-    preflight: { issueApiKey: refuseBearer },
+    preflight: preflightsOf(OPERATION_POLICIES),
     onResponse: ({ operationId, status, durationMs }) => {
       metrics.httpRequests.inc({ operation: operationId, status: String(status) });
       metrics.httpDuration.observe({ operation: operationId }, durationMs / 1000);

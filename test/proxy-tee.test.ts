@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { teeAnswer } from '../src/proxy/tee-answer.ts';
+import { teeAnswer } from '../src/payments/tee-answer.ts';
 
 const chunks = (n: number, size: number) => Array.from({ length: n }, (_, i) => Buffer.alloc(size, i));
 

@@ -1,6 +1,7 @@
 /**
- * API keys and the account, each operation wrapped in its checks: the wallet signature (action,
- * where it is carried, single use) and the Bearer key (with-api-key.ts).
+ * API keys and the account, each operation wrapped in its wallet-signature check (action, where
+ * it is carried, single use). Which take a Bearer key instead, or only one, is the policy
+ * table's (http/policies.ts), applied in app.ts with with-api-key.ts.
  */
 import type { OperationId } from '../generated/operation-ids.ts';
 import type { Handler } from '../http/server.ts';
@@ -8,11 +9,9 @@ import { createSignatureCheck, type SignatureDeps } from '../http/with-seller-si
 import { idPayload, issueApiKeyPayload, walletPayload } from '../http/wallet-signature.ts';
 import { accountHandler, accountWallet } from './account.ts';
 import { issueKeyHandler, listKeysHandler, revokeKeyHandler, revokingWallet, type IssueApiKeyBody } from './key.handlers.ts';
-import type { KeyAuth } from './with-api-key.ts';
 
 export interface AccountHandlerDeps extends SignatureDeps {
   secret: string;
-  keys: KeyAuth;
 }
 
 export function createAccountHandlers(deps: AccountHandlerDeps): Partial<Record<OperationId, Handler>> {
@@ -20,21 +19,13 @@ export function createAccountHandlers(deps: AccountHandlerDeps): Partial<Record<
   const revoke = revokeKeyHandler(deps);
   const account = accountHandler(deps);
   return {
-    // A Bearer key on this route is refused before the body is read (refuseBearer, wired in app.ts).
+    // A Bearer key on this route is refused before the body is read (its policy's preflight).
     issueApiKey: signed(
       { action: 'issue_api_key', from: 'body', singleUse: true, payloadOf: (ctx) => issueApiKeyPayload(ctx.body as IssueApiKeyBody), walletOf: (ctx) => (ctx.body as IssueApiKeyBody).wallet },
       issueKeyHandler(deps),
     ),
-    listApiKeys: deps.keys.required('listApiKeys', listKeysHandler(deps)),
-    revokeApiKey: deps.keys.orSignature(
-      'revokeApiKey',
-      signed({ action: 'revoke_api_key', from: 'headers', singleUse: true, payloadOf: (ctx) => idPayload(Number(ctx.params.id)), walletOf: revokingWallet }, revoke),
-      revoke,
-    ),
-    getAccount: deps.keys.orSignature(
-      'getAccount',
-      signed({ action: 'read_account', from: 'query', singleUse: false, payloadOf: (ctx) => walletPayload(accountWallet(ctx)), walletOf: accountWallet }, account),
-      account,
-    ),
+    listApiKeys: listKeysHandler(deps),
+    revokeApiKey: signed({ action: 'revoke_api_key', from: 'headers', singleUse: true, payloadOf: (ctx) => idPayload(Number(ctx.params.id)), walletOf: revokingWallet }, revoke),
+    getAccount: signed({ action: 'read_account', from: 'query', singleUse: false, payloadOf: (ctx) => walletPayload(accountWallet(ctx)), walletOf: accountWallet }, account),
   };
 }

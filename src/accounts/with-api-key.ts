@@ -1,50 +1,35 @@
 /**
- * Bearer API keys as wrappers around handlers, hono-style. Which scope an operation needs is
- * one table (KEY_SCOPES, the contract's `security` per operation; a test compares the two):
+ * Bearer API keys as wrappers around handlers, hono-style. Which operation takes a key, with
+ * which scope and how, is the table of operation policies (http/policies.ts), which app.ts
+ * applies:
  *
- *   const keys = createKeyAuth({ orm, secret, usage });
- *   handlers.listApiKeys = keys.required('listApiKeys', list);                 // Bearer only
- *   handlers.addSellerEndpoint = keys.orSignature('addSellerEndpoint', signed(opts, add), add);
- *   handlers.pdfMd = keys.optional('pdfMd', paidHandler);                      // identity only
+ *   keys.required('listApiKeys', list);                                   // Bearer only
+ *   keys.orSignature('addSellerEndpoint', signed(opts, add), add);        // Bearer or signature
+ *   keys.optional('pdfMd', paidHandler);                                  // identity only
  *
  * With a Bearer key the signed handler is skipped and the plain one runs, after the key is
  * found live (else 401 invalid_api_key), holds the operation's scope (else 403
  * insufficient_scope) and belongs to the wallet the request acts for (else 401
  * wallet_mismatch). Without one, the request goes where it went before (the signature check,
  * or the plain handler for paid calls). The key's identity is left on `ctx.apiKey`.
- *
- * Settlement's requestPayout plugs in the same way: its factory takes the wrapper, e.g.
- *   requestPayout: keys.orSignature('requestPayout', signed(payoutOpts, payout), payout)
- * (createSellerHandlers takes `orKey: keys.orSignature` for the same reason).
  */
-import type { IncomingMessage } from 'node:http';
 import { sqlOf, type Database } from '../db/orm.ts';
 import type { OperationId } from '../generated/operation-ids.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Handler, RequestContext } from '../http/server.ts';
 import { walletKey } from '../http/wallet-signature.ts';
+import { bearerOf } from '../http/bearer.ts';
+import { keyScopesOf, OPERATION_POLICIES } from '../http/policies.ts';
 import { findLiveKey, type KeyIdentity, type Scope } from './api-keys.ts';
 import type { KeyUsage } from './key-usage.ts';
 
-/** The scope a Bearer key needs per operation; `any`: every live key (a key revoking itself). */
-export const KEY_SCOPES = {
-  listApiKeys: 'read',
-  revokeApiKey: 'any',
-  getAccount: 'balance:read',
-  listSellerEndpoints: 'read',
-  getSellerStats: 'read',
-  getSellerErrors: 'read',
-  addSellerEndpoint: 'endpoints:write',
-  updateSellerEndpoint: 'endpoints:write',
-  deleteSellerEndpoint: 'endpoints:write',
-  requestPayout: 'payout:request',
-  pdfMd: 'pay',
-  pdfText: 'pay',
-  pdfJson: 'pay',
-  invoiceExtract: 'pay',
-  callSellerEndpoint: 'pay',
-} as const satisfies Partial<Record<OperationId, Scope | 'any'>>;
-export type KeyOperation = keyof typeof KEY_SCOPES;
+/**
+ * The scope a Bearer key needs per operation; `any`: every live key (a key revoking itself).
+ * Read from the one table of operation policies (http/policies.ts); a test compares it with the
+ * contract's `security`.
+ */
+export const KEY_SCOPES: Partial<Record<OperationId, Scope | 'any'>> = keyScopesOf(OPERATION_POLICIES);
+export type KeyOperation = OperationId;
 
 export interface KeyAuthDeps {
   orm: Database;
@@ -52,26 +37,6 @@ export interface KeyAuthDeps {
   secret: string;
   usage: KeyUsage;
   now?: () => Date;
-}
-
-/** The request's Bearer token: undefined without an Authorization header or with another scheme (Basic is not ours to judge). */
-export function bearerOf(req: IncomingMessage): string | undefined {
-  const raw = req.headers.authorization;
-  if (typeof raw !== 'string') return undefined;
-  const m = /^bearer(?:\s+(.*))?$/is.exec(raw.trim());
-  return m ? (m[1] ?? '').trim() : undefined;
-}
-
-/**
- * Key issuance takes a wallet signature only. Runs before the body is read and validated, so a
- * Bearer caller learns why (403) instead of being told its body lacks a signature (400).
- */
-export function refuseBearer(req: IncomingMessage): void {
-  if (bearerOf(req) !== undefined) {
-    throw new AppError('signature_required', 403, 'Issuing an API key requires a wallet signature, not a Bearer key.', {
-      hint: 'Sign action issue_api_key with the wallet and send wallet, label, scopes, signature and timestamp.',
-    });
-  }
 }
 
 export const walletMismatch = (what: string) => new AppError('wallet_mismatch', 401, `${what} belongs to another wallet.`, { hint: 'A key acts only for the wallet that issued it.' });
@@ -88,6 +53,8 @@ export function createKeyAuth(deps: KeyAuthDeps) {
     if (token === undefined) return null;
     const key = await findLiveKey(sqlOf(deps.orm), deps.secret, token, now());
     const scope = KEY_SCOPES[op];
+    // The policy table wraps only operations it gives a key policy; anything else is a wiring error.
+    if (scope === undefined) throw new Error(`${op} takes no API key (http/policies.ts)`);
     if (scope !== 'any' && !key.scopes.includes(scope)) {
       throw new AppError('insufficient_scope', 403, `This operation needs the scope ${scope}.`, { hint: `Issue a key with the scope ${scope} (POST /v1/keys).` });
     }

@@ -3,7 +3,6 @@
  * inspected before any quote (nobody pays for a file we cannot read); the price is pages x
  * per-page price, or per request; the tool runs in the worker pool once the payment holds.
  */
-import { BUILTIN_TAKE_BPS } from '../payments/take-rate.ts';
 import { requireChains } from '../payments/require-chains.ts';
 import type { Handler } from '../http/server.ts';
 import { readUpload } from '../tools/read-upload.ts';
@@ -12,12 +11,14 @@ import type { Lru } from '../lib/lru.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ToolPool } from '../tools/tool-pool.ts';
 import { requestFingerprint } from '../payments/fingerprint.ts';
-import { paidCall, type PaidCallDeps } from '../payments/paid-call.ts';
+import type { Payments } from '../payments/sellable.ts';
+import { saleRequestOf } from '../http/sale-request.ts';
 import type { BuiltinEndpoint } from './builtins.ts';
 import type { BazaarExtension } from './bazaar.ts';
 
 export interface BuiltinDeps {
-  paid: PaidCallDeps | null;
+  /** The payments port; null when no chain is configured (nothing can be sold). */
+  payments: Payments | null;
   pool: ToolPool;
   limits: { maxBodyBytes: number; maxPages: number };
   /** Inspections by request fingerprint: every paid document arrives at least twice (quote, then paid retry). */
@@ -35,29 +36,24 @@ export const builtinHandler =
       doc = await deps.pool.inspect(builtin.tool, upload.bytes, { maxPages: deps.limits.maxPages });
       deps.inspected.set(fingerprint, doc);
     }
-    const units = builtin.unit === 'page' ? doc.pages : 1;
-    const paid = requireChains(deps.paid);
-    return paidCall(paid, ctx, {
-      fingerprint,
+    const payments = requireChains(deps.payments);
+    const pages = doc.pages;
+    return payments.sell({
       path: builtin.path,
       description: builtin.description,
       mimeType: builtin.mimeType,
       endpointKey: builtin.tool,
-      amount: builtin.price * BigInt(units),
-      perPagePrice: builtin.price,
-      estimatedPages: doc.pages,
-      sellerId: null,
-      endpointId: null,
-      takeBps: BUILTIN_TAKE_BPS,
+      price: { unitPrice: builtin.price, unit: builtin.unit, pages },
+      payee: { kind: 'service' },
       bazaar,
       run: async () => {
         const started = performance.now();
         const result = await deps.pool.run(builtin.tool, upload.bytes, { requestId: ctx.requestId });
         const ms = performance.now() - started;
         deps.metrics?.toolDuration.observe({ tool: builtin.tool }, ms / 1000);
-        ctx.log.info('tool finished', { tool: builtin.tool, pages: doc.pages, duration_ms: Math.round(ms) });
+        ctx.log.info('tool finished', { tool: builtin.tool, pages, duration_ms: Math.round(ms) });
         return { status: 200, body: result };
       },
-    });
+    }, saleRequestOf(ctx, fingerprint));
   };
 

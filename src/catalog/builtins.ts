@@ -2,11 +2,12 @@
  * The four built-in paid endpoints. Prices are USDC atomic units (6 decimals): per page for
  * the PDF tools, per request for invoice-extract.
  */
+import type { OperationId } from '../generated/operation-ids.ts';
 import type { ToolName } from '../tools/tool-types.ts';
 
 export interface BuiltinEndpoint {
   tool: ToolName;
-  operationId: string;
+  operationId: OperationId;
   path: string;
   price: bigint;
   unit: 'page' | 'request';

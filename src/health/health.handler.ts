@@ -9,6 +9,7 @@
  * (src/metrics/operator-server.ts).
  */
 import type { Handler } from '../http/server.ts';
+import type { OperationId } from '../generated/operation-ids.ts';
 import type { ChainHealth, Network } from '../chains/chain-adapter.ts';
 
 export interface CheckResult {
@@ -94,3 +95,6 @@ export const getHealthHandler =
     const { status, body } = await check();
     return { status, headers: { 'cache-control': 'no-store' }, body: publicHealth(body) };
   };
+
+/** The health feature's handler map (app.ts merges it with the others). */
+export const createHealthHandlers = (check: () => Promise<{ status: number; body: HealthReport }>): Partial<Record<OperationId, Handler>> => ({ getHealth: getHealthHandler(check) });

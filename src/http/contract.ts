@@ -9,13 +9,14 @@ import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ErrorIssue } from './app-error.ts';
+import type { OperationId } from '../generated/operation-ids.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM interop.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
 export interface RouteMatch {
   operation: Operation;
-  operationId: string;
+  operationId: OperationId;
   /** Decoded path parameters; a parameter that does not decode is absent and named in issues. */
   params: Record<string, string>;
   /** Path parameters that are not valid percent-encoded UTF-8 or carry a NUL (`path.<name>`). */
@@ -25,7 +26,8 @@ export interface RouteMatch {
 export interface Contract {
   api: OpenAPIBackend;
   definition: Record<string, any>;
-  operationIds: string[];
+  /** The contract's operations; codegen --check keeps src/generated/operation-ids.ts equal to them. */
+  operationIds: OperationId[];
   match(method: string, path: string): RouteMatch | 'method_not_allowed' | undefined;
   /** Validates params, query, headers and (for JSON operations) the parsed body. */
   validate(operation: Operation, request: { method: string; path: string; headers: Record<string, string | string[] | undefined>; query: Record<string, string>; body?: unknown }): ErrorIssue[];
@@ -42,6 +44,9 @@ interface CompiledRoute {
   staticLength: number;
   operation: Operation;
 }
+
+/** The document's operationId, as the generated type names it (openapi.yaml and src/generated are kept equal by codegen --check). */
+const idOf = (op: Operation) => op.operationId as OperationId;
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -100,7 +105,7 @@ export async function loadContract(file: string): Promise<Contract> {
     const upper = method.toUpperCase();
     const lookup = upper === 'HEAD' ? 'GET' : upper;
     const exact = staticRoutes.get(`${lookup} ${path}`);
-    if (exact) return { operation: exact, operationId: exact.operationId!, params: {}, issues: [] };
+    if (exact) return { operation: exact, operationId: idOf(exact), params: {}, issues: [] };
     let pathSeen = staticPaths.has(path);
     for (const route of templates) {
       const m = route.regex.exec(path);
@@ -116,7 +121,7 @@ export async function loadContract(file: string): Promise<Contract> {
         if (typeof decoded === 'string') params[name] = decoded;
         else issues.push({ path: `path.${name}`, message: decoded.problem, keyword: 'encoding' });
       });
-      return { operation: route.operation, operationId: route.operation.operationId!, params, issues };
+      return { operation: route.operation, operationId: idOf(route.operation), params, issues };
     }
     return pathSeen ? 'method_not_allowed' : undefined;
   };
@@ -163,7 +168,7 @@ export async function loadContract(file: string): Promise<Contract> {
     }
   };
 
-  return { api, definition, operationIds: operations.map((o) => o.operationId!), match, validate, takesJson, warmValidators };
+  return { api, definition, operationIds: operations.map(idOf), match, validate, takesJson, warmValidators };
 }
 
 /**

@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Contract } from './contract.ts';
+import type { OperationId } from '../generated/operation-ids.ts';
 import { AppError, type ErrorIssue } from './app-error.ts';
 import { toErrorAnswer, type ErrorAnswer } from './errors.ts';
 import { decodeStrict } from './contract.ts';
@@ -46,14 +47,14 @@ export type IssueClassifier = (operationId: string, issues: ErrorIssue[]) => App
 
 export interface HttpServerDeps {
   contract: Contract;
-  handlers: Record<string, Handler>;
+  handlers: Partial<Record<OperationId, Handler>>;
   log: Logger;
   /** JSON body limit per operation (bytes); the default applies to the rest. */
-  jsonBodyLimits: Record<string, number>;
+  jsonBodyLimits: Partial<Record<OperationId, number>>;
   defaultJsonBodyLimit: number;
   classifyIssues?: IssueClassifier;
   /** Checks per operation that refuse a request on its headers alone, before its body is read or validated. */
-  preflight?: Record<string, (req: IncomingMessage) => void>;
+  preflight?: Partial<Record<OperationId, (req: IncomingMessage) => void>>;
   onResponse?: (info: { operationId: string; status: number; durationMs: number }) => void;
 }
 
@@ -123,20 +124,22 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
       const match = contract.match(req.method ?? 'GET', url.pathname);
       if (match === undefined) throw new AppError('endpoint_not_found', 404, `No endpoint at ${url.pathname}.`, { hint: 'GET /v1/_meta lists the catalog.' });
       if (match === 'method_not_allowed') throw new AppError('method_not_allowed', 405, `${req.method} is not allowed on ${url.pathname}.`);
-      operationId = match.operationId;
-      deps.preflight?.[operationId]?.(req);
+      const op = match.operationId;
+      operationId = op;
+      deps.preflight?.[op]?.(req);
       // Malformed text is refused before validation, handlers or the database see it.
       const { query, issues: queryIssues } = parseQuery(url.search);
       const encodingIssues = [...match.issues, ...queryIssues];
       if (encodingIssues.length) throw invalid(operationId, encodingIssues);
       const json = contract.takesJson(match.operation);
-      const body = json ? await readJson(req, operationId) : undefined;
+      const body = json ? await readJson(req, op) : undefined;
       // Streamed bodies (uploads, proxied calls) are the handler's to read and check.
       const issues = contract
         .validate(match.operation, { method: req.method ?? 'GET', path: url.pathname, headers: req.headers, query, body })
         .filter((i) => json || !i.path.startsWith('body'));
       if (issues.length) throw invalid(operationId, issues);
-      const result = await handlers[operationId]({
+      // Present: the server refused to start with an operation lacking its handler.
+      const result = await handlers[op]!({
         requestId,
         operationId,
         req,
@@ -196,7 +199,7 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     });
   };
 
-  const readJson = async (req: IncomingMessage, operationId: string) => {
+  const readJson = async (req: IncomingMessage, operationId: OperationId) => {
     const limit = deps.jsonBodyLimits[operationId] ?? deps.defaultJsonBodyLimit;
     const raw = await readBodyLimited(req, limit);
     return parseJsonBody(raw);

@@ -7,6 +7,8 @@
  *   const withRateLimit = rateLimitWrapper({ limiter, metrics, proxyHops });
  *   handlers.addSellerEndpoint = withRateLimit('seller', byWallet, addEndpoint);
  *
+ * Which operation counts against which bucket is the table of operation policies (policies.ts).
+ *
  * Paid calls are never limited: a request carrying a payment proof (X-Payment,
  * PAYMENT-SIGNATURE or X-Session-Token) runs whatever its bucket's count, so nobody is
  * refused what they paid for. A proof that is refused (402, 409, 400) is then counted like
@@ -14,7 +16,6 @@
  */
 import ipaddr from 'ipaddr.js';
 import type { RateLimitBucket } from '../config.ts';
-import type { OperationId } from '../generated/operation-ids.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { AppError } from './app-error.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -61,29 +62,6 @@ export const byWallet: KeyOf = (ctx, proxyHops) => {
   const named = ctx.params.wallet ?? body.wallet ?? body.primary_wallet ?? ctx.query.wallet ?? ctx.req.headers['x-wallet'];
   if (typeof named !== 'string' || named === '') return byClientAddress(ctx, proxyHops);
   return `wallet:${/^0x/i.test(named) ? named.toLowerCase() : named}`;
-};
-
-/** Which operations count against which bucket. Health, metrics, the catalog and the session-token description are not limited (load balancers and Prometheus poll them). */
-export const RATE_LIMITED_OPERATIONS: Partial<Record<OperationId, { bucket: RateLimitBucket; keyOf: KeyOf }>> = {
-  pdfMd: { bucket: 'quote', keyOf: byClientAddress },
-  pdfText: { bucket: 'quote', keyOf: byClientAddress },
-  pdfJson: { bucket: 'quote', keyOf: byClientAddress },
-  invoiceExtract: { bucket: 'quote', keyOf: byClientAddress },
-  callSellerEndpoint: { bucket: 'quote', keyOf: byClientAddress },
-  solanaFacilitator: { bucket: 'facilitator', keyOf: byClientAddress },
-  registerSeller: { bucket: 'seller', keyOf: byWallet },
-  listSellerEndpoints: { bucket: 'seller', keyOf: byWallet },
-  addSellerEndpoint: { bucket: 'seller', keyOf: byWallet },
-  deleteSellerEndpoint: { bucket: 'seller', keyOf: byWallet },
-  updateSellerEndpoint: { bucket: 'seller', keyOf: byWallet },
-  resumeSeller: { bucket: 'seller', keyOf: byWallet },
-  getSellerStats: { bucket: 'seller', keyOf: byWallet },
-  getSellerErrors: { bucket: 'seller', keyOf: byWallet },
-  requestPayout: { bucket: 'payout', keyOf: byWallet },
-  listApiKeys: { bucket: 'keys', keyOf: byWallet },
-  issueApiKey: { bucket: 'keys', keyOf: byWallet },
-  revokeApiKey: { bucket: 'keys', keyOf: byWallet },
-  getAccount: { bucket: 'keys', keyOf: byWallet },
 };
 
 export interface RateLimitDeps {

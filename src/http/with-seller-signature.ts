@@ -143,10 +143,21 @@ export async function countingRefusals<T>(onRefusal: SignatureDeps['onRefusal'],
   }
 }
 
+/**
+ * What a signed handler remembers: its action (app.ts checks it against the policy table) and the
+ * handler it wraps, which a Bearer key may run instead where the policy says so.
+ */
+export interface SignedBy {
+  action: string;
+  unsigned: Handler;
+}
+const SIGNED = new WeakMap<Handler, SignedBy>();
+export const signedBy = (handler: Handler): SignedBy | undefined => SIGNED.get(handler);
+
 export function createSignatureCheck(deps: SignatureDeps) {
   const now = deps.now ?? nowSeconds;
-  return (opts: SignatureOptions, handler: Handler): Handler =>
-    async (ctx) => {
+  return (opts: SignatureOptions, handler: Handler): Handler => {
+    const signed: Handler = async (ctx) => {
       const wallet = opts.walletOf ? opts.walletOf(ctx) : ctx.params.wallet;
       let release: (() => Promise<void>) | null = null;
       if (!walletKind(wallet)) throw new AppError('invalid_wallet', 400, 'The wallet is neither an EVM address (0x + 40 hex) nor a Solana address (base58 of 32 bytes).');
@@ -164,4 +175,7 @@ export function createSignatureCheck(deps: SignatureDeps) {
         throw e;
       }
     };
+    SIGNED.set(signed, { action: opts.action, unsigned: handler });
+    return signed;
+  };
 }

@@ -1,29 +1,30 @@
 /**
- * The x402 paid call, shared by the built-in tools and seller endpoints:
+ * The x402 paid call behind the payments port (sellable.ts), shared by the built-in tools and
+ * seller endpoints (and any later caller that can name a proof and a fingerprint):
  *   no proof -> 402 quote (recorded with the request fingerprint)
  *   proof    -> decode -> the proof's rail (tx-receipt, evm-authorization, solana-transaction):
  *               gate (replay / 409 / wait) -> verify or settle on chain -> receipt consumed +
- *               ledger row (amount read from the chain) -> run (bounded attempts) -> store answer.
+ *               ledger row (amount read from the chain, take rate from the payee) -> run
+ *               (bounded attempts; a seller's ledger row marked from the outcome) -> store answer.
  */
 import type { Network } from '../chains/chain-adapter.ts';
 import type { ChainAdapterSet } from '../chains/create-chain-adapters.ts';
 import { AppError } from '../http/app-error.ts';
-import { walletKey } from '../http/wallet-signature.ts';
-import { toErrorAnswer } from '../http/errors.ts';
-import type { HandlerResult, RequestContext } from '../http/server.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { BazaarExtension } from '../catalog/bazaar.ts';
+import { runAndMark, type MarkDelivery } from './delivery.ts';
 import { settleEvmAuthorization } from './evm-authorization.rail.ts';
 import { buildQuote, type PaymentQuote } from './quote.ts';
 import type { QuoteStore } from './quote-store.ts';
 import type { RailDeps, RailRequest, RailResult, Settled } from './rail.ts';
 import { decodePaymentHeader, decodeSessionToken, type Receipt } from './receipt.ts';
 import type { ClaimScope, LedgerEntry, ReceiptGate, StoredAnswer } from './receipt-gate.ts';
+import type { PaymentProof, Payments, RunAnswer, SaleRequest, Sellable, SoldAnswer } from './sellable.ts';
 import { settleSolanaTransaction } from './solana-transaction.rail.ts';
+import { BUILTIN_TAKE_BPS, TAKE_BPS } from './take-rate.ts';
+import { teeAnswer } from './tee-answer.ts';
 import { settleTxReceipt } from './tx-receipt.rail.ts';
 import { decodePaymentSignature, paymentRequiredHeader, paymentResponseHeaders } from './x402-v2.ts';
-import { teeAnswer } from '../proxy/tee-answer.ts';
 import type { Lru } from '../lib/lru.ts';
 import { Readable } from 'node:stream';
 
@@ -33,6 +34,13 @@ export interface PaidCallDeps extends RailDeps {
   adapters: ChainAdapterSet;
   quotes: QuoteStore;
   gate: ReceiptGate;
+  /** Marks a seller's ledger row delivered or not (delivery.ts keeps the rule). */
+  markDelivery: MarkDelivery;
+  /**
+   * The stored answer of a run that failed (http/errors.ts toErrorAnswer): a retry with the same
+   * receipt replays it. Given, not imported: the caller decides how its failures are answered.
+   */
+  errorAnswer: (err: unknown, requestId: string) => { status: number; headers: Record<string, string>; body: Record<string, unknown> };
   log: Logger;
   metrics?: Metrics;
   /** A streamed answer up to this size is also stored for replays (default 10 MB). */
@@ -42,40 +50,30 @@ export interface PaidCallDeps extends RailDeps {
 }
 
 export interface QuoteAnswer {
-  bazaar: BazaarExtension | undefined;
+  bazaar: object | undefined;
   headers: Record<string, string>;
   body: Buffer;
 }
 
-export interface PaidRequest {
-  fingerprint: string;
-  /** Path of the resource (the quote's `resource` is the full public URL of it). */
-  path: string;
-  description: string;
-  mimeType: string;
-  endpointKey: string;
-  amount: bigint;
-  perPagePrice: bigint;
-  estimatedPages: number;
-  sellerId: number | null;
-  endpointId: number | null;
-  takeBps: number;
-  /** The x402 `bazaar` extension of the endpoint, sent in the v2 quote. */
-  bazaar?: BazaarExtension;
-  /**
-   * The work the buyer pays for; runs at most once per receipt (bounded attempts if it fails).
-   * `receipt`: the receipt's key, which names its ledger row (a seller call marks it delivered or not).
-   */
-  run: (payment: { tx: string; payer: string; network: Network; receipt: string }) => Promise<HandlerResult>;
-}
+/** The payments port over these dependencies. */
+export const createPayments = (deps: PaidCallDeps): Payments => ({
+  sell: (sellable, request) => sell(deps, sellable, request),
+  quoteForUnit: (e) => quoteForUnit(deps, e),
+});
+
+/** What the buyer pays for this request: the unit price, charged per page or once. */
+const amountOf = ({ price }: Sellable): bigint => (price.unit === 'page' ? price.unitPrice * BigInt(price.pages) : price.unitPrice);
+
+/** The take rate (take-rate.ts) of whoever is paid. */
+const takeBpsOf = ({ payee }: Sellable): number => (payee.kind === 'seller' ? TAKE_BPS[payee.mode] : BUILTIN_TAKE_BPS);
 
 const quoteChains = ({ adapters: { base, polygon, solana } }: PaidCallDeps) => ({ base, polygon, solana: { usdc: solana.usdc, payTo: solana.payTo, feePayer: solana.feePayer } });
 
-export function quoteFor(deps: PaidCallDeps, p: PaidRequest, error?: string): PaymentQuote {
+function quoteFor(deps: PaidCallDeps, p: Sellable, error?: string): PaymentQuote {
   return buildQuote(
     quoteChains(deps),
     deps.publicBaseUrl(),
-    { resource: `${deps.publicBaseUrl()}${p.path}`, description: p.description, mimeType: p.mimeType, amount: p.amount, perPagePrice: p.perPagePrice, estimatedPages: p.estimatedPages },
+    { resource: `${deps.publicBaseUrl()}${p.path}`, description: p.description, mimeType: p.mimeType, amount: amountOf(p), perPagePrice: p.price.unitPrice, estimatedPages: p.price.pages },
     error,
   );
 }
@@ -84,29 +82,25 @@ export function quoteFor(deps: PaidCallDeps, p: PaidRequest, error?: string): Pa
 export const quoteForUnit = (deps: PaidCallDeps, e: { path: string; description: string; price: bigint; mimeType?: string }): PaymentQuote =>
   buildQuote(quoteChains(deps), deps.publicBaseUrl(), { resource: `${deps.publicBaseUrl()}${e.path}`, description: e.description, mimeType: e.mimeType ?? 'application/json', amount: e.price, perPagePrice: e.price, estimatedPages: 1 });
 
-const header = (ctx: RequestContext, name: string) => {
-  const v = ctx.req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
-
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidRequest): Promise<HandlerResult> {
-  const xPayment = header(ctx, 'x-payment');
-  const paymentSignature = header(ctx, 'payment-signature');
-  const sessionToken = header(ctx, 'x-session-token');
-  if (!xPayment && !paymentSignature && !sessionToken) {
+const decodeProof = (proof: PaymentProof): Receipt =>
+  proof.kind === 'x-payment' ? decodePaymentHeader(proof.value) : proof.kind === 'payment-signature' ? decodePaymentSignature(proof.value) : decodeSessionToken(proof.value);
+
+export async function sell(deps: PaidCallDeps, p: Sellable, request: SaleRequest): Promise<SoldAnswer> {
+  const amount = amountOf(p);
+  if (!request.proof) {
     // The 402 leaves only once its quote is committed: a buyer may pay it at once, on any
     // instance, across a crash. A quote that cannot be written fails the call (503 when the
     // database is down): no offer goes out that nobody keeps.
-    await deps.quotes.record({ fingerprint: p.fingerprint, resource: p.path, endpointKey: p.endpointKey, amount: p.amount, pages: p.estimatedPages, createdAt: new Date() });
+    await deps.quotes.record({ fingerprint: request.fingerprint, resource: p.path, endpointKey: p.endpointKey, amount, pages: p.price.pages, createdAt: new Date() });
     deps.metrics?.quotes.inc({ endpoint: p.endpointKey });
     return quoteAnswer(deps, p);
   }
 
   let receipt: Receipt;
   try {
-    receipt = xPayment ? decodePaymentHeader(xPayment) : paymentSignature ? decodePaymentSignature(paymentSignature) : decodeSessionToken(sessionToken!);
+    receipt = decodeProof(request.proof);
   } catch (e) {
     if (e instanceof AppError) return refuse(deps, p, 'unknown', { ok: false, reason: 'invalid_payment', message: e.message });
     throw e;
@@ -114,9 +108,11 @@ export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidR
 
   // The amount the chain shows arrived, as written to the ledger row (money-in metrics count it once).
   let arrived = null as bigint | null;
-  // A `pay` API key (checked by its wrapper) names the buyer; the payment proof still pays.
-  const buyerWallet = ctx.apiKey ? walletKey(ctx.apiKey.wallet) : null;
-  const req: RailRequest = { fingerprint: p.fingerprint, amount: p.amount, ledgerFor: (network, tx, payer, amount, quotedAmount) => ledgerFor(p, network, tx, payer, (arrived = amount), quotedAmount, buyerWallet) };
+  const req: RailRequest = {
+    fingerprint: request.fingerprint,
+    amount,
+    ledgerFor: (network, tx, payer, paid, quotedAmount) => ledgerFor(p, network, tx, payer, (arrived = paid), quotedAmount, request.buyerWallet),
+  };
   const verifying = performance.now();
   // An unexpected failure (or a refusal) while this request may hold the receipt: its lease is
   // no longer renewed, so a retry takes it over within one lease, as after a crash.
@@ -139,11 +135,11 @@ export async function paidCall(deps: PaidCallDeps, ctx: RequestContext, p: PaidR
     deps.metrics?.moneyIn.inc({ network: result.network, endpoint: p.endpointKey }, Number(arrived));
   }
   if (result.outcome.kind === 'replay') {
-    ctx.log.info('payment replay', { receipt: result.key });
+    request.log.info('payment replay', { receipt: result.key });
     return replay(result.outcome.answer);
   }
-  ctx.log.info('payment accepted', { receipt: result.key, network: result.network, payer: result.payer, tx: result.tx });
-  return runOnce(deps, ctx, result, p, claims).catch((err: unknown) => {
+  request.log.info('payment accepted', { receipt: result.key, network: result.network, payer: result.payer, tx: result.tx });
+  return runOnce(deps, request, result, p, claims).catch((err: unknown) => {
     claims.letGo();
     throw err;
   });
@@ -162,7 +158,7 @@ function settleWith(deps: RailDeps, req: RailRequest, receipt: Receipt): Promise
 }
 
 /** A refused proof: 402 with the quote and the reason; a final refusal is also stored as the receipt's answer. */
-async function refuse(deps: PaidCallDeps, p: PaidRequest, network: string, r: Extract<RailResult, { ok: false }>): Promise<never> {
+async function refuse(deps: PaidCallDeps, p: Sellable, network: string, r: Extract<RailResult, { ok: false }>): Promise<never> {
   deps.metrics?.payments.inc({ network, result: r.reason });
   const quote = quoteFor(deps, p, r.reason);
   const body = { ...quote, error: r.reason, message: r.message };
@@ -171,7 +167,7 @@ async function refuse(deps: PaidCallDeps, p: PaidRequest, network: string, r: Ex
   throw new AppError(r.reason, 402, r.message, { body, headers });
 }
 
-const extensionsOf = (p: PaidRequest) => (p.bazaar ? { bazaar: p.bazaar } : undefined);
+const extensionsOf = (p: Sellable) => (p.bazaar ? { bazaar: p.bazaar } : undefined);
 
 /**
  * The unpaid 402 answer. Unpaid calls are the hot path and a quote depends only on what is
@@ -179,8 +175,8 @@ const extensionsOf = (p: PaidRequest) => (p.bazaar ? { bazaar: p.bazaar } : unde
  * per (endpoint, amount, pages) and reused. The bazaar extension is compared by identity: a
  * caller that builds it per request (seller endpoints) simply gets a fresh answer.
  */
-function quoteAnswer(deps: PaidCallDeps, p: PaidRequest): HandlerResult {
-  const key = `${deps.publicBaseUrl()}|${p.path}|${p.amount}|${p.perPagePrice}|${p.estimatedPages}|${p.mimeType}|${p.description}`;
+function quoteAnswer(deps: PaidCallDeps, p: Sellable): SoldAnswer {
+  const key = `${deps.publicBaseUrl()}|${p.path}|${amountOf(p)}|${p.price.unitPrice}|${p.price.pages}|${p.mimeType}|${p.description}`;
   let cached = deps.quoteAnswers?.get(key);
   if (!cached || cached.bazaar !== p.bazaar) {
     const quote = quoteFor(deps, p);
@@ -190,7 +186,7 @@ function quoteAnswer(deps: PaidCallDeps, p: PaidRequest): HandlerResult {
   return { status: 402, headers: cached.headers, body: cached.body };
 }
 
-const replay = (answer: StoredAnswer): HandlerResult => ({ status: answer.status, headers: { ...answer.headers, 'x-idempotent-replay': 'true' }, body: answer.body });
+const replay = (answer: StoredAnswer): SoldAnswer => ({ status: answer.status, headers: { ...answer.headers, 'x-idempotent-replay': 'true' }, body: answer.body });
 
 /**
  * A failure that would repeat on the same bytes (a document error, the time limit) is the
@@ -200,18 +196,18 @@ const replay = (answer: StoredAnswer): HandlerResult => ({ status: answer.status
 const FINAL_5XX = new Set(['processing_timeout', 'upstream_timeout', 'upstream_5xx']);
 const isFinalFailure = (err: unknown) => err instanceof AppError && (err.status < 500 || FINAL_5XX.has(err.code));
 
-async function runOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, p: PaidRequest, claims: ClaimScope): Promise<HandlerResult> {
+async function runOnce(deps: PaidCallDeps, request: SaleRequest, s: Settled, p: Sellable, claims: ClaimScope): Promise<SoldAnswer> {
   const begun = s.outcome.kind === 'claimed' && s.outcome.runCounted ? ({ kind: 'run' } as const) : await deps.gate.beginRun(s.key);
   if (begun.kind === 'replay') {
-    ctx.log.warn('paid run attempts exhausted: replaying the last failure', { receipt: s.key });
+    request.log.warn('paid run attempts exhausted: replaying the last failure', { receipt: s.key });
     return replay(begun.answer);
   }
   const paymentResponse = paymentResponseHeaders(s);
-  let result: HandlerResult;
+  let result: RunAnswer;
   try {
-    result = await p.run({ tx: s.tx, payer: s.payer, network: s.network, receipt: s.key });
+    result = await runAndMark(deps.markDelivery, p.payee, s.key, request.log, () => p.run({ tx: s.tx, payer: s.payer, network: s.network, receipt: s.key }));
   } catch (err) {
-    const failure = toErrorAnswer(err, ctx.requestId);
+    const failure = deps.errorAnswer(err, request.requestId);
     const answer: StoredAnswer = { status: failure.status, headers: { ...failure.headers, 'content-type': JSON_TYPE, ...paymentResponse }, body: Buffer.from(JSON.stringify(failure.body)) };
     if (isFinalFailure(err)) await deps.gate.complete(s.key, answer);
     else await deps.gate.abandon(s.key, answer);
@@ -219,7 +215,7 @@ async function runOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, p: P
     throw err;
   }
   const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...(result.headers ?? {}), ...paymentResponse };
-  if (result.body instanceof Readable) return streamOnce(deps, ctx, s, { status: result.status, headers, body: result.body }, claims);
+  if (result.body instanceof Readable) return streamOnce(deps, request, s, { status: result.status, headers, body: result.body }, claims);
   const body = Buffer.isBuffer(result.body) ? result.body : typeof result.body === 'string' ? Buffer.from(result.body) : Buffer.from(JSON.stringify(result.body ?? null));
   const answer: StoredAnswer = { status: result.status, headers, body };
   if (result.status >= 500) await deps.gate.abandon(s.key, answer);
@@ -238,7 +234,7 @@ async function runOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, p: P
  * again. One larger than `maxStoredAnswerBytes` is streamed once: a retry gets 409 saying so
  * (the call ran and was answered; the service keeps no copy of large answers).
  */
-function streamOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, answer: { status: number; headers: Record<string, string>; body: Readable }, claims: ClaimScope): HandlerResult {
+function streamOnce(deps: PaidCallDeps, request: SaleRequest, s: Settled, answer: { status: number; headers: Record<string, string>; body: Readable }, claims: ClaimScope): SoldAnswer {
   const { stream, stored } = teeAnswer(answer.body, deps.maxStoredAnswerBytes ?? 10 * 1024 * 1024);
   void stored.then(async (copy) => {
     const final: StoredAnswer = copy
@@ -252,21 +248,21 @@ function streamOnce(deps: PaidCallDeps, ctx: RequestContext, s: Settled, answer:
     else await deps.gate.complete(s.key, final);
   }).catch((err: unknown) => {
     claims.letGo();
-    ctx.log.error('storing a streamed answer failed', { err, receipt: s.key });
+    request.log.error('storing a streamed answer failed', { err, receipt: s.key });
   });
   return { status: answer.status, headers: answer.headers, body: stream };
 }
 
-const ledgerFor = (p: PaidRequest, network: Network, tx: string, payer: string, amount: bigint, quotedAmount: bigint, buyerWallet: string | null): LedgerEntry => ({
+const ledgerFor = (p: Sellable, network: Network, tx: string, payer: string, amount: bigint, quotedAmount: bigint, buyerWallet: string | null): LedgerEntry => ({
   network,
   tx,
   payer,
   amount,
-  // The offer the payment accepted (a live quote), which may differ from p.amount after a price change.
+  // The offer the payment accepted (a live quote), which may differ from today's price after a price change.
   quotedAmount,
   endpointPath: p.path,
-  sellerId: p.sellerId,
-  endpointId: p.endpointId,
-  takeBps: p.takeBps,
+  sellerId: p.payee.kind === 'seller' ? p.payee.sellerId : null,
+  endpointId: p.payee.kind === 'seller' ? p.payee.endpointId : null,
+  takeBps: takeBpsOf(p),
   buyerWallet,
 });

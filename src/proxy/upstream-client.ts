@@ -1,5 +1,5 @@
 /**
- * The HTTP client for sellers' upstreams (probes now, paid forwarding later). undici with a
+ * The HTTP client for sellers' upstreams (probes and paid forwarding alike). undici with a
  * connector whose DNS lookup refuses non-public addresses (ssrf-guard.ts), so the check happens
  * at dial time on the address actually dialled; literal IP hosts are checked before dialling.
  * Redirects are never followed: an upstream answers itself or fails.

@@ -1,12 +1,14 @@
 /**
  * The seller marketplace's operations, each wrapped in the wallet-signature check with its
- * action, where it carries the signature, and whether the signature is single-use.
+ * action, where it carries the signature, and whether the signature is single-use. Whether a
+ * Bearer API key may stand in for the signature, and the rate limits, are the policy table's
+ * (http/policies.ts), applied in app.ts.
  */
 import type { OperationId } from '../generated/operation-ids.ts';
 import type { PayoutChain } from '../chains/payout-sender.ts';
 import type { Handler } from '../http/server.ts';
 import { AppError } from '../http/app-error.ts';
-import { createSignatureCheck, type SignatureOptions } from '../http/with-seller-signature.ts';
+import { createSignatureCheck } from '../http/with-seller-signature.ts';
 import { addEndpointPayload, idPayload, updateEndpointPayload, walletPayload, type EndpointFields } from '../http/wallet-signature.ts';
 import { registerSellerHandler } from './register-seller.handler.ts';
 import { addEndpointHandler, deleteEndpointHandler, listEndpointsHandler, mergedUpdate, updateEndpointHandler, type EndpointHandlerDeps } from './endpoint.handlers.ts';
@@ -23,26 +25,17 @@ export interface SellerHandlerDeps extends EndpointHandlerDeps {
   onPayoutChain?: (chain: PayoutChain) => void;
   /** Unix seconds; tests of the signature window may inject it. */
   now?: () => number;
-  /**
-   * Lets a Bearer API key stand in for the signature (src/accounts/with-api-key.ts): given the
-   * signed handler and the plain one, it returns the handler to serve. Without it, signatures only.
-   */
-  orKey?: (op: 'addSellerEndpoint' | 'updateSellerEndpoint' | 'deleteSellerEndpoint' | 'listSellerEndpoints' | 'getSellerStats' | 'getSellerErrors', signed: Handler, plain: Handler) => Handler;
 }
 
 export function createSellerHandlers(deps: SellerHandlerDeps): Partial<Record<OperationId, Handler>> {
   const signatureDeps = { serviceName: deps.serviceName, orm: deps.orm, now: deps.now, onRefusal: (reason: string) => deps.metrics.signatureRefusals.inc({ reason }) };
   const signed = createSignatureCheck(signatureDeps);
   const walletAsSent = (ctx: { params: Record<string, string> }) => walletPayload(ctx.params.wallet);
-  const orKey = deps.orKey ?? ((_op, signedHandler) => signedHandler);
-  const signedOrKey = (op: Parameters<typeof orKey>[0], opts: SignatureOptions, handler: Handler) => orKey(op, signed(opts, handler), handler);
-
   return {
     registerSeller: registerSellerHandler({ ...signatureDeps, payoutChains: deps.payoutChains, onPayoutChain: deps.onPayoutChain }),
-    addSellerEndpoint: signedOrKey('addSellerEndpoint', { action: 'add_endpoint', from: 'body', singleUse: true, payloadOf: (ctx) => addEndpointPayload(ctx.body as EndpointFields) }, addEndpointHandler(deps)),
-    listSellerEndpoints: signedOrKey('listSellerEndpoints', { action: 'list_endpoints', from: 'query', singleUse: false, payloadOf: walletAsSent }, listEndpointsHandler(deps)),
-    updateSellerEndpoint: signedOrKey(
-      'updateSellerEndpoint',
+    addSellerEndpoint: signed({ action: 'add_endpoint', from: 'body', singleUse: true, payloadOf: (ctx) => addEndpointPayload(ctx.body as EndpointFields) }, addEndpointHandler(deps)),
+    listSellerEndpoints: signed({ action: 'list_endpoints', from: 'query', singleUse: false, payloadOf: walletAsSent }, listEndpointsHandler(deps)),
+    updateSellerEndpoint: signed(
       {
         action: 'update_endpoint',
         from: 'body',
@@ -56,10 +49,10 @@ export function createSellerHandlers(deps: SellerHandlerDeps): Partial<Record<Op
       },
       updateEndpointHandler(deps),
     ),
-    deleteSellerEndpoint: signedOrKey('deleteSellerEndpoint', { action: 'delete_endpoint', from: 'headers', singleUse: true, payloadOf: (ctx) => idPayload(Number(ctx.params.id)) }, deleteEndpointHandler(deps)),
+    deleteSellerEndpoint: signed({ action: 'delete_endpoint', from: 'headers', singleUse: true, payloadOf: (ctx) => idPayload(Number(ctx.params.id)) }, deleteEndpointHandler(deps)),
     resumeSeller: signed({ action: 'resume', from: 'body', singleUse: true, payloadOf: walletAsSent }, resumeHandler(deps)),
-    getSellerStats: signedOrKey('getSellerStats', { action: 'stats', from: 'query', singleUse: false, payloadOf: walletAsSent }, sellerStatsHandler(deps.orm)),
-    getSellerErrors: signedOrKey('getSellerErrors', { action: 'errors', from: 'query', singleUse: false, payloadOf: walletAsSent }, sellerErrorsHandler(deps.orm)),
+    getSellerStats: signed({ action: 'stats', from: 'query', singleUse: false, payloadOf: walletAsSent }, sellerStatsHandler(deps.orm)),
+    getSellerErrors: signed({ action: 'errors', from: 'query', singleUse: false, payloadOf: walletAsSent }, sellerErrorsHandler(deps.orm)),
   };
 }
 

@@ -103,7 +103,7 @@ export async function reactivateSeller(tx: SqlEntityManager, sellerId: number): 
 
 /**
  * The live endpoint a paid call names (not deleted; the caller refuses 'pending' and
- * 'suspended'), or null. The seller call's lookup (src/catalog/seller-call.handler.ts today).
+ * 'suspended'), or null: one indexed lookup per paid call (sellers/seller-call.ts).
  */
 export async function findLiveEndpoint(em: SqlEntityManager, slug: string, pathSuffix: string): Promise<LiveEndpoint | null> {
   const [endpoint] = await em.execute<LiveEndpoint[]>(

@@ -28,11 +28,6 @@ export interface SettlementHandlerDeps {
   signature: SignatureDeps;
   /** Wakes the scheduler so the payout is sent now, not at the next tick. */
   kick: () => void;
-  /**
-   * The Bearer-key alternative to the signature (src/accounts: keys.orSignature): with a key of
-   * scope payout:request the plain handler runs instead of the signed one. Absent: signature only.
-   */
-  orKey?: (op: 'requestPayout', signed: Handler, plain: Handler) => Handler;
 }
 
 const payoutJson = (seller: Pick<SellerRow, 'wallet'>, p: PayoutRow) => ({
@@ -46,7 +41,7 @@ const payoutJson = (seller: Pick<SellerRow, 'wallet'>, p: PayoutRow) => ({
   created_at: Number(p.created_at),
 });
 
-/** The handler without authentication: the signature check (here) or a Bearer key with scope payout:request wraps it. */
+/** The handler without authentication: the signature check (here) wraps it; a Bearer key with scope payout:request may stand in for it (http/policies.ts). */
 export function requestPayoutHandler(deps: SettlementHandlerDeps): Handler {
   return async (ctx) => {
     const em = sqlOf(deps.orm);
@@ -82,9 +77,7 @@ export function requestPayoutHandler(deps: SettlementHandlerDeps): Handler {
 
 export function createSettlementHandlers(deps: SettlementHandlerDeps): Partial<Record<OperationId, Handler>> {
   const signed = createSignatureCheck(deps.signature);
-  const orKey = deps.orKey ?? ((_op, signedHandler) => signedHandler);
-  const payout = requestPayoutHandler(deps);
   return {
-    requestPayout: orKey('requestPayout', signed({ action: 'request_payout', from: 'body', singleUse: true, payloadOf: (ctx) => walletPayload(ctx.params.wallet) }, payout), payout),
+    requestPayout: signed({ action: 'request_payout', from: 'body', singleUse: true, payloadOf: (ctx) => walletPayload(ctx.params.wallet) }, requestPayoutHandler(deps)),
   };
 }

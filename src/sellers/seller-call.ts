@@ -6,33 +6,30 @@
  * (proxy: retried on 5xx; paywall: once) and its answer streamed back, stored for replays.
  * Every forward feeds the endpoint's lifecycle (5xx or timeout: failure) and error counts.
  *
- * A seller earns only for calls its upstream served: the ledger row (written 'pending' with the
- * receipt, before the run) is marked 'delivered' when the upstream answered below 500, and
- * 'undelivered' when the call ends upstream_5xx, upstream_timeout or with an upstream 5xx passed
- * back (paywall). The mark is written before the buyer sees any of the answer: an answer that
- * reached a buyer always has its mark, and a crash before the mark leaves a row that is not
- * paid and a buyer with no answer, who may retry with the same receipt (settlement/payout-store.ts).
+ * Payments decides from the forward's outcome whether the seller is paid (payments/delivery.ts):
+ * this handler only reports it, by the answer's status or the AppError the forward throws.
  */
-import { TAKE_BPS } from '../payments/take-rate.ts';
-import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { Database } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
+import type { OperationId } from '../generated/operation-ids.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { countError } from '../sellers/seller-store.ts';
-import { recordUpstreamOutcome, type LifecycleDeps } from '../sellers/lifecycle.ts';
+import { countError, findLiveEndpoint } from './seller-store.ts';
+import { sqlOf } from '../db/orm.ts';
+import { recordUpstreamOutcome, type LifecycleDeps } from './lifecycle.ts';
 import { requestFingerprintOfDigest } from '../payments/fingerprint.ts';
-import { paidCall, type PaidCallDeps } from '../payments/paid-call.ts';
+import type { Payments } from '../payments/sellable.ts';
+import { saleRequestOf } from '../http/sale-request.ts';
 import { requireChains } from '../payments/require-chains.ts';
 import { forwardCall, type ForwardAnswer, type ForwardDeps } from '../proxy/forward.ts';
-import { markDelivery } from '../settlement/payout-store.ts';
 import { spoolBody } from '../proxy/spool-body.ts';
-import { sellerBazaar } from './bazaar.ts';
+import { sellerBazaar } from '../catalog/bazaar.ts';
 
 export interface SellerCallDeps {
   orm: Database;
-  paid: PaidCallDeps | null;
+  /** The payments port; null when no chain is configured (nothing can be sold). */
+  payments: Payments | null;
   forward: ForwardDeps;
   lifecycle: LifecycleDeps;
   maxBodyBytes: number;
@@ -40,32 +37,13 @@ export interface SellerCallDeps {
   metrics?: Pick<Metrics, 'upstreamRequests' | 'upstreamDuration'>;
 }
 
-interface LiveEndpoint {
-  id: number;
-  seller_id: number;
-  status: string;
-  mode: 'proxy' | 'paywall';
-  upstream_url: string;
-  atomic_price: string;
-  desc: string;
-  sample_body: unknown;
-}
-
-/** Failures of a proxied call that mean the upstream did not serve it (forward.ts answers them). */
-const UNDELIVERED_CODES = new Set(['upstream_5xx', 'upstream_timeout']);
-
-
 export const sellerCallHandler =
   (deps: SellerCallDeps): Handler =>
   async (ctx) => {
     const { slug, path_suffix: pathSuffix } = ctx.params;
     const path = `/v1/${slug}/${pathSuffix}`;
-    const em = deps.orm.em.fork() as unknown as SqlEntityManager;
-    const [endpoint] = await em.execute<LiveEndpoint[]>(
-      `select id, seller_id, status, mode, upstream_url, atomic_price::text as atomic_price, "desc", sample_body
-         from seller_endpoint where slug = ? and path_suffix = ? and deleted_at is null`,
-      [slug, pathSuffix],
-    );
+    const em = sqlOf(deps.orm);
+    const endpoint = await findLiveEndpoint(em, slug, pathSuffix);
     if (!endpoint || endpoint.status === 'pending') {
       ctx.req.resume();
       throw new AppError('endpoint_not_found', 404, endpoint ? `${path} is not live yet: its upstream is still being probed.` : `No endpoint at ${path}.`, { hint: 'GET /v1/_meta lists the catalog.' });
@@ -76,23 +54,18 @@ export const sellerCallHandler =
       await countError(em, endpoint.id, endpoint.seller_id, 'endpoint_suspended');
       throw new AppError('endpoint_suspended', 410, `${path} is suspended after repeated upstream failures.`, { hint: 'Try again after the seller resumes it.' });
     }
-    const paid = requireChains(deps.paid);
+    const payments = requireChains(deps.payments);
     const contentType = String(ctx.req.headers['content-type'] ?? 'application/octet-stream');
     const body = await spoolBody(ctx.req, deps.maxBodyBytes);
     try {
-      const price = BigInt(endpoint.atomic_price);
-      return await paidCall(paid, ctx, {
-        fingerprint: requestFingerprintOfDigest('POST', path, contentType, body.sha256),
+      const fingerprint = requestFingerprintOfDigest('POST', path, contentType, body.sha256);
+      return await payments.sell({
         path,
         description: endpoint.desc,
         mimeType: 'application/json',
         endpointKey: `${slug}/${pathSuffix}`,
-        amount: price,
-        perPagePrice: price,
-        estimatedPages: 1,
-        sellerId: endpoint.seller_id,
-        endpointId: endpoint.id,
-        takeBps: TAKE_BPS[endpoint.mode],
+        price: { unitPrice: BigInt(endpoint.atomic_price), unit: 'request', pages: 1 },
+        payee: { kind: 'seller', sellerId: endpoint.seller_id, endpointId: endpoint.id, mode: endpoint.mode },
         bazaar: sellerBazaar(endpoint.sample_body),
         run: async (payment) => {
           const search = ctx.url.search;
@@ -112,27 +85,19 @@ export const sellerCallHandler =
             answer = await forwardCall(deps.forward, { mode: endpoint.mode, upstreamUrl, method: 'POST', headers: ctx.req.headers, body, payment, clientIp: ctx.clientIp });
           } catch (e) {
             if (e instanceof AppError) void outcome(false, null, e.code);
-            if (e instanceof AppError && UNDELIVERED_CODES.has(e.code)) {
-              // If this write fails the row stays 'pending': not paid either, which is right for a failed call.
-              await markDelivery(em, payment.receipt, 'undelivered').catch((err: unknown) => ctx.log.error('marking an undelivered call failed', { err, endpoint_id: endpoint.id, receipt: payment.receipt }));
-            }
             throw e;
           }
-          const served = answer.status < 500;
-          void outcome(served, answer.status, served ? undefined : `upstream_${answer.status}`);
-          try {
-            await markDelivery(em, payment.receipt, served ? 'delivered' : 'undelivered');
-          } catch (err) {
-            // No answer without its mark: the buyer gets a 500 it may retry with the same receipt.
-            answer.body.destroy();
-            throw err;
-          }
-          ctx.log.info('forwarded', { endpoint_id: endpoint.id, mode: endpoint.mode, status: answer.status, attempts: answer.attempts, latency_ms: answer.latencyMs, delivery: served ? 'delivered' : 'undelivered' });
+          const ok = answer.status < 500;
+          void outcome(ok, answer.status, ok ? undefined : `upstream_${answer.status}`);
+          ctx.log.info('forwarded', { endpoint_id: endpoint.id, mode: endpoint.mode, status: answer.status, attempts: answer.attempts, latency_ms: answer.latencyMs });
           return { status: answer.status, headers: answer.headers, body: answer.body };
         },
-      });
+      }, saleRequestOf(ctx, fingerprint));
     } finally {
       // An open read stream keeps the file's data until it closes; nothing else needs it now.
       await body.discard();
     }
   };
+
+/** The seller call as this feature's handler map (app.ts merges it with the others). */
+export const createSellerCallHandlers = (deps: SellerCallDeps): Partial<Record<OperationId, Handler>> => ({ callSellerEndpoint: sellerCallHandler(deps) });
