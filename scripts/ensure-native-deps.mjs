@@ -2,13 +2,17 @@
 // silently skips hardhat's native EDR package, whose engines field asks for Node >= 22, and
 // `hardhat node` then fails with HHE200. The project runs on the pinned Node 24 anyway, so
 // fetch the package for this platform from the registry with `npm pack` and unpack it.
-// Plain JavaScript: this runs on whatever Node npm was started with.
+// Plain JavaScript. npm puts node_modules/.bin first on PATH for scripts, so once the pinned
+// `node` package is installed this runs on Node 24 while npm itself ran on another Node: the
+// Node that npm ran on (the one whose engines check skipped the package) is read from npm's
+// user agent ("npm/11.19.1 node/v20.20.2 linux x64 ..."), not from process.versions.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = process.cwd();
+const npmNode = /\bnode\/v?(\S+)/.exec(process.env.npm_config_user_agent ?? '')?.[1];
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const wanted = Object.entries(pkg.optionalDependencies ?? {}).filter(([name]) => name.startsWith('@nomicfoundation/edr-'));
 const isGlibcLinuxX64 = process.platform === 'linux' && process.arch === 'x64' && !!process.report?.getReport().header.glibcVersionRuntime;
@@ -22,7 +26,8 @@ for (const [name, version] of wanted) {
     const file = execFileSync('npm', ['pack', `${name}@${version}`, '--silent', '--pack-destination', tmp], { encoding: 'utf8' }).trim().split('\n').pop();
     mkdirSync(dir, { recursive: true });
     execFileSync('tar', ['xzf', join(tmp, file), '-C', dir, '--strip-components=1']);
-    console.log(`ensure-native-deps: installed ${name}@${version} (npm on Node ${process.versions.node} skipped it)`);
+    const why = npmNode ? `npm ran on Node ${npmNode} and skipped it: the package asks for Node >= 22` : 'npm did not install it';
+    console.log(`ensure-native-deps: installed ${name}@${version} for hardhat (${why})`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
