@@ -48,6 +48,7 @@ const HINTS: Record<string, string> = {
   wallet_mismatch: 'check that the key is the wallet’s (--key-file or PAYCALL_WALLET_KEY)',
   upstream_unreachable: 'the seller’s upstream did not answer; try later, or check it with paycall quote <path> (no payment)',
   upstream_timeout: 'the seller’s upstream was too slow; try later',
+  upstream_5xx: 'the seller’s upstream kept failing; try later (its seller sees the errors with paycall seller errors)',
   tools_busy: 'the service is busy; run the same command again in a few seconds',
   body_too_large: 'send a smaller file',
   invalid_document: 'send a PDF (or a PNG / JPEG for invoice-extract) with --file',
@@ -68,5 +69,5 @@ export function printServiceError(status: number, body: unknown): void {
   const e = (body && typeof body === 'object' ? body : {}) as ServiceError;
   const code = e.error ?? 'error';
   const hint = HINTS[code] ?? (e.hint && !namesRoute(e.hint) ? e.hint : undefined);
-  printError(`${e.message ?? `the service answered ${status}`} (${status} ${code})`, hint);
+  printError(`${e.message?.replace(/\.$/, '') ?? `the service answered ${status}`} (${status} ${code})`, hint);
 }

@@ -79,7 +79,7 @@ test('the installed paycall pays for a call from another folder (PAYCALL_URL, PA
   const r = await paycall(['call', '/v1/pdf-text', '--file', 'doc.pdf', '--yes'], { PAYCALL_URL: env.t.baseUrl, PAYCALL_WALLET_KEY: env.devnet.info.accounts[2].evmPrivateKey });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^installed-cli page 1[\s\S]*installed-cli page 2/);
-  assert.match(r.stderr, /price: 20000 USDC atomic units \(0\.02 USDC\) on base/);
+  assert.match(r.stderr, /price: 10000 USDC atomic units \(0\.01 USDC\) on base/);
   assert.match(r.stderr, /paid: transaction 0x[0-9a-f]{64}/);
 });
 

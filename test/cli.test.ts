@@ -9,6 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -32,7 +33,8 @@ let dir: string;
 let upstream: TestUpstream;
 
 before(async () => {
-  env = await startPaidTestEnv('cli', { TOOL_WORKERS: '1' });
+  // A failing upstream is retried for 3 s (not 60): the CLI's wait and its failure are seen quickly.
+  env = await startPaidTestEnv('cli', { TOOL_WORKERS: '1', UPSTREAM_RETRY_WINDOW_MS: '3000' });
   ({ devnet, t } = env);
   dir = await mkdtemp(join(tmpdir(), 'paycall-cli-'));
   upstream = await startUpstream();
@@ -436,4 +438,28 @@ test('paycall seller register --payout-chain on its own: one wallet, paid on the
   const noSolana = await paycall(['seller', 'register', 'cli-payout-sol', '--payout-chain', 'solana', '--key-file', keyFile]);
   assert.equal(noSolana.code, 2);
   assert.match(noSolana.stderr, /^paycall: --payout-chain solana: the wallet has no solana address\nhint: add one: paycall seller register cli-payout-sol --payout-chain solana --add-wallet solana=<key-file>\n$/);
+});
+
+test('on a terminal a paid call counts the seconds it waits; an upstream that fails ends with the error, a hint and what became of the payment', { skip: !existsSync('/usr/bin/script') && 'util-linux script is not installed' }, async () => {
+  const keyFile = join(dir, 'flaky.key');
+  await writeFile(keyFile, generatePrivateKey());
+  assert.equal((await paycallJson(['seller', 'register', 'cli-flaky', '--key-file', keyFile])).status, 201);
+  const published = await paycallJson(['seller', 'publish', 'flaky', '--upstream', `${upstream.url}/flaky`, '--price', '20000', '--desc', 'Fails once live', '--key-file', keyFile]);
+  assert.equal(published.status, 201, JSON.stringify(published.body));
+  await eventually('the endpoint is active', async () => {
+    await t.app.runScheduledJobs();
+    return (await paycallJson(['seller', 'list', '--key-file', keyFile])).body.endpoints[0]?.status === 'active';
+  });
+  upstream.rules.set('/flaky', 'fail');
+  // util-linux `script` gives the command a terminal (stdin, stdout and stderr), as a person's shell would.
+  const command = [process.execPath, 'cli/paycall.mjs', 'call', '/v1/cli-flaky/flaky', '--data', '{}', '--yes', '--base-url', t.baseUrl].map((a) => `'${a}'`).join(' ');
+  const r = await new Promise<Run>((resolve) =>
+    execFile('script', ['-qec', command, '/dev/null'], { env: { ...process.env, PAYCALL_DATA_DIR: devnet.dataDir, PAYCALL_WALLET_KEY: '' } }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })),
+  );
+  const screen = r.stdout.replace(/\r\n/g, '\n');
+  assert.equal(r.code, 1, screen);
+  assert.match(screen, /payment sent; calling…\n/);
+  assert.match(screen, /\rwaiting for the answer… 1 s/, 'the seconds waited, on one rewritten line');
+  assert.match(screen, /paycall: The seller's upstream .* \(502 upstream_5xx\)\nhint: the seller’s upstream kept failing; try later/);
+  assert.match(screen, /the payment of 0\.02 USDC on base was taken( \(transaction 0x[0-9a-f]{64}\))?; the seller is not paid for an undelivered call/);
 });
