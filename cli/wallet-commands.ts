@@ -8,14 +8,20 @@
  *   paycall seller list --json
  *   paycall keys issue --label bot --scope read --scope balance:read
  *
- * Every command prints the service's answer (`--json`: one object `{status, body}` on
- * stdout), and exits 0 on 2xx, 1 when the service refused, 4 when this server does not offer
- * the operation yet (501).
+ * Every command prints the service's answer as a table with a header row (`--json`: one
+ * object `{status, body}` on stdout), a refusal as `paycall: <message> (<status> <code>)` and
+ * a hint on stderr, and exits 0 on 2xx, 1 when the service refused, 4 when this server does
+ * not offer the operation yet (501).
+ *
+ * `keys list` takes a Bearer key: the contract's listApiKeys accepts no wallet signature, so
+ * once every key of a wallet is revoked the CLI cannot list them (an API change, not made here).
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ActionSigner, EndpointChanges, PaycallClient, PayoutChain, Scope, WalletActions } from '../sdk/index.ts';
-import { baseUrlOf, checkChain, devnetInfo, EXIT, EXIT_CODES_HELP, UsageError, walletKey } from './context.ts';
+import { baseUrlOf, checkChain, devnetInfo, EXIT, EXIT_CODES_HELP, isFetchFailure, unreachable, UsageError, walletKey } from './context.ts';
+import { fields, printServiceError, table, usdc } from './output.ts';
+import { parseSince } from './since.ts';
 
 interface CommonOptions {
   json?: boolean;
@@ -66,9 +72,12 @@ async function connect(opts: CommonOptions): Promise<{ client: PaycallClient; ac
   const key = walletKey(opts.chain, opts.keyFile, devnet);
   // Loaded here, not at start: `--help` and usage errors answer without viem and the SDK.
   const { actionSignerFromKey, createPaycallClient, walletActions } = await import('../sdk/index.ts');
-  const client = createPaycallClient({ baseUrl: baseUrlOf(opts.baseUrl, devnet) });
-  const meta = await client.api.GET('/v1/_meta');
-  if (!meta.data) throw new Error(`GET /v1/_meta answered ${meta.response.status}`);
+  const baseUrl = baseUrlOf(opts.baseUrl, devnet);
+  const client = createPaycallClient({ baseUrl });
+  const meta = await client.api.GET('/v1/_meta').catch((e: unknown) => {
+    throw isFetchFailure(e) ? unreachable(baseUrl, e) : e;
+  });
+  if (!meta.data) throw new UsageError(`${baseUrl} is not a paycall service (its catalog answered ${meta.response.status})`, 'name the service with --base-url or PAYCALL_URL');
   const service = meta.data.service;
   const signerOf: SignerOf = (k) => {
     try {
@@ -87,16 +96,15 @@ function report(opts: CommonOptions, a: Answer, human: (body: any) => string = (
   const ok = a.status >= 200 && a.status < 300;
   if (opts.json) process.stdout.write(`${JSON.stringify(a)}\n`);
   else if (ok) process.stdout.write(`${human(a.body)}\n`);
-  else {
-    const e = (a.body ?? {}) as { error?: string; message?: string; hint?: string };
-    process.stderr.write(`paycall: the service answered ${a.status} ${e.error ?? ''}${e.message ? `: ${e.message}` : ''}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
-  }
+  if (!ok) printServiceError(a.status, a.body);
   if (ok) return EXIT.ok;
   return a.status === 501 ? EXIT.notOffered : EXIT.failed;
 }
 
-type EndpointRow = { id: number; status: string; path: string; atomic_price: string; unit: string; upstream_url: string };
-const endpointLine = (e: EndpointRow) => `${e.id}\t${e.status}\t${e.path}\t${e.atomic_price} per ${e.unit}\t${e.upstream_url}`;
+type EndpointRow = { id: number; status: string; path: string; atomic_price: string; unit: string; mode: string; upstream_url: string };
+const endpointTable = (rows: EndpointRow[]) => table(['ID', 'STATUS', 'PATH', 'PRICE', 'UNIT', 'MODE', 'UPSTREAM'], rows.map((e) => [e.id, e.status, e.path, e.atomic_price, e.unit, e.mode, e.upstream_url]));
+type EndpointStats = { id: number; path: string; status: string; deleted_at: number | null; calls: number; paid_atomic: string; earned_atomic: string; undelivered_calls: number; errors: number };
+const date = (ts: number | null | undefined) => (ts ? new Date(ts * 1000).toISOString().replace('.000Z', 'Z') : null);
 
 /** Adds a command whose action runs one wallet action and reports its answer. */
 function walletCommand<A extends unknown[]>(
@@ -126,7 +134,7 @@ export function addWalletCommands(program: Command): void {
       c
         .option('--add-wallet <chain=key-file>', `another chain wallet of the seller, signed with the key in key-file (repeat for more; chains: ${REGISTER_CHAINS.join(', ')})`, collect)
         .option('--payout-chain <chain>', 'the chain payouts are sent on (default: the wallet’s own chain)'),
-    (a, [slug]: [string], o: { addWallet?: string[]; payoutChain?: string; chain: string }, signerOf) => {
+    (a, [slug]: [string], o: { addWallet?: string[]; payoutChain?: string; chain: string; keyFile?: string }, signerOf) => {
       if (!o.addWallet && !o.payoutChain) return a.register(slug);
       const primaryChain: PayoutChain = !a.wallet.startsWith('0x') ? 'solana' : o.chain === 'polygon' ? 'polygon' : 'base';
       const wallets: Partial<Record<PayoutChain, ActionSigner>> = {};
@@ -146,6 +154,14 @@ export function addWalletCommands(program: Command): void {
         wallets[chain] = signer;
       }
       if (o.payoutChain !== undefined && !isRegisterChain(o.payoutChain)) throw new UsageError(`--payout-chain must be one of ${REGISTER_CHAINS.join(', ')}`);
+      // An EVM key is the same address on every EVM chain: paid on another EVM chain, it holds that chain's wallet too.
+      const payout = o.payoutChain as PayoutChain | undefined;
+      if (payout && payout !== primaryChain && !wallets[payout]) {
+        if ((payout === 'solana') !== (primaryChain === 'solana')) {
+          throw new UsageError(`--payout-chain ${payout}: the wallet has no ${payout} address`, `add one: paycall seller register ${slug} --payout-chain ${payout} --add-wallet ${payout}=<key-file>`);
+        }
+        wallets[payout] = signerOf(walletKey(o.chain, o.keyFile, devnetInfo()));
+      }
       return a.registerMultiChain(slug, { chain: primaryChain, wallets, payoutChain: o.payoutChain });
     },
     (b) => `registered ${b.slug} for ${b.wallet} (wallets: ${Object.entries(b.wallets).map(([c, w]) => `${c} ${w}`).join(', ')}; payouts on ${b.payout_chain})`,
@@ -167,7 +183,7 @@ export function addWalletCommands(program: Command): void {
       a.publish({ path_suffix: suffix, upstream_url: o.upstream, atomic_price: o.price, unit: o.unit, desc: o.desc, mode: o.mode, ...(o.sampleBody !== undefined ? { sample_body: o.sampleBody } : {}), ...(o.alertEmail ? { alert_email: o.alertEmail } : {}) }),
     (b) => `published ${b.path} (id ${b.id}, ${b.status})`,
   );
-  walletCommand(seller, 'list', 'List the seller’s endpoints with their status.', (c) => c, (a) => a.list(), (b) => (b.endpoints.length ? b.endpoints.map(endpointLine).join('\n') : 'no endpoints'));
+  walletCommand(seller, 'list', 'List the seller’s endpoints with their status.', (c) => c, (a) => a.list(), (b) => (b.endpoints.length ? endpointTable(b.endpoints) : 'no endpoints: publish one with paycall seller publish <path-suffix> --upstream URL --price N --desc TEXT'));
   walletCommand(
     seller,
     'update <id>',
@@ -189,9 +205,37 @@ export function addWalletCommands(program: Command): void {
   );
   walletCommand(seller, 'delete <id>', 'Delete an endpoint: it leaves the catalog and its path is free again.', (c) => c, (a, [id]: [string]) => a.delete(positiveInt('<id>')(id)), (b) => `deleted endpoint ${b.id}`);
   walletCommand(seller, 'resume', 'Lift a suspension once the upstream is fixed; suspended endpoints are probed again.', (c) => c, (a) => a.resume(), (b) => `${b.slug} is ${b.status}; endpoints probed again: ${b.resumed_endpoint_ids.join(', ') || 'none'}`);
-  const since = (c: Command) => c.option('--since <unix>', 'from this time (Unix seconds)', positiveInt('--since'));
-  walletCommand(seller, 'stats', 'Paid calls and earnings, per endpoint.', since, (a, _args, o) => a.stats(o.since));
-  walletCommand(seller, 'errors', 'Error counts per hour (failed probes, refused or failed calls).', since, (a, _args, o) => a.errors(o.since), (b: { ts: number; code: string; count: number }[]) => (b.length ? b.map((e) => `${new Date(e.ts * 1000).toISOString()}\t${e.code}\t${e.count}`).join('\n') : 'no errors'));
+  const since = (c: Command) => c.option('--since <when>', 'from this time: 30m, 1h, 2d, 1w back from now, a date (2026-11-25, UTC) or Unix seconds', (v) => parseSince(v));
+  walletCommand(
+    seller,
+    'stats',
+    'Paid calls and earnings, in total and per endpoint.',
+    since,
+    (a, _args, o) => a.stats(o.since),
+    (b) =>
+      `${fields([
+        ['seller', `${b.slug} (${b.wallet})`],
+        ['since', date(b.since)],
+        ['calls', b.calls],
+        ['paid by buyers', usdc(b.paid_atomic)],
+        ['earned (net)', usdc(b.earned_atomic)],
+        ['fee', usdc(b.fee_atomic)],
+        ['withdrawable', usdc(b.withdrawable_atomic)],
+        ['paid out', usdc(b.settled_atomic)],
+        ['undelivered calls', `${b.undelivered_calls} (${usdc(b.undelivered_atomic)})`],
+      ])}\n\n${table(
+        ['ID', 'PATH', 'STATUS', 'CALLS', 'PAID', 'EARNED', 'UNDELIVERED', 'ERRORS'],
+        (b.by_endpoint as EndpointStats[]).map((e) => [e.id, e.path, e.deleted_at ? 'deleted' : e.status, e.calls, usdc(e.paid_atomic), usdc(e.earned_atomic), e.undelivered_calls, e.errors]),
+      )}`,
+  );
+  walletCommand(
+    seller,
+    'errors',
+    'Error counts per hour (failed probes, refused or failed calls).',
+    since,
+    (a, _args, o) => a.errors(o.since),
+    (b: { ts: number; code: string; count: number }[]) => (b.length ? table(['HOUR (UTC)', 'CODE', 'COUNT'], b.map((e) => [date(e.ts), e.code, e.count])) : 'no errors'),
+  );
 
   const keys = program.command('keys').description('Bearer API keys of the wallet.');
   walletCommand(
@@ -202,18 +246,43 @@ export function addWalletCommands(program: Command): void {
     (a, _args, o) => a.issueKey(o.label, o.scope as Scope[]),
     (b) => `${b.api_key}\n(key ${b.id}, scopes ${b.scopes.join(' ')}) ${b.warning}`,
   );
-  // Listing is authorised by a Bearer key, not by a signature: no wallet is needed.
-  withCommonOptions(keys.command('list').description('List the keys of the wallet that owns --api-key (scope read).'))
+  // Listing is authorised by a Bearer key, not by a signature (the contract's listApiKeys takes
+  // no signature): no wallet is needed, and a wallet without a live key cannot list.
+  withCommonOptions(keys.command('list').description('List the keys of the wallet that owns --api-key (scope read), revoked ones included.'))
     .option('--api-key <key>', 'a Bearer key of the wallet (default: PAYCALL_API_KEY)')
     .action(async (opts: CommonOptions & { apiKey?: string }) => {
       const apiKey = opts.apiKey ?? process.env.PAYCALL_API_KEY;
-      if (!apiKey) throw new UsageError('give --api-key or set PAYCALL_API_KEY');
+      if (!apiKey) throw new UsageError('no API key: give --api-key or set PAYCALL_API_KEY', 'issue one with paycall keys issue --label <label> --scope read');
       const { createPaycallClient, listApiKeys } = await import('../sdk/index.ts');
-      const client = createPaycallClient({ baseUrl: baseUrlOf(opts.baseUrl, devnetInfo()) });
-      process.exitCode = report(opts, answerOf(await listApiKeys(client.api, apiKey)), (b) => b.keys.map((k: { id: number; key_prefix: string; label: string; scopes: string[]; revoked_at: number | null }) => `${k.id}\t${k.key_prefix}…\t${k.label}\t${k.scopes.join(' ')}${k.revoked_at ? '\trevoked' : ''}`).join('\n') || 'no keys');
+      const baseUrl = baseUrlOf(opts.baseUrl, devnetInfo());
+      const client = createPaycallClient({ baseUrl });
+      const answer = await listApiKeys(client.api, apiKey).catch((e: unknown) => {
+        throw isFetchFailure(e) ? unreachable(baseUrl, e) : e;
+      });
+      type Key = { id: number; key_prefix: string; label: string; scopes: string[]; created_at: number; last_used_at: number | null; expires_at: number | null; revoked_at: number | null };
+      process.exitCode = report(opts, answerOf(answer), (b: { keys: Key[] }) =>
+        b.keys.length
+          ? table(['ID', 'PREFIX', 'LABEL', 'SCOPES', 'CREATED', 'LAST USED', 'STATE'], b.keys.map((k) => [k.id, `${k.key_prefix}…`, k.label, k.scopes.join(' '), date(k.created_at), date(k.last_used_at), k.revoked_at ? `revoked ${date(k.revoked_at)}` : k.expires_at && k.expires_at * 1000 < Date.now() ? 'expired' : 'active']))
+          : 'no keys');
     });
   walletCommand(keys, 'revoke <id>', 'Revoke a key of the wallet.', (c) => c, (a, [id]: [string]) => a.revokeKey(positiveInt('<id>')(id)), (b) => `revoked key ${b.id}`);
 
-  walletCommand(program, 'account', 'Earnings, spending and what can be paid out, for the wallet.', (c) => c, (a) => a.account());
+  walletCommand(
+    program,
+    'account',
+    'Earnings, spending and what can be paid out, for the wallet.',
+    (c) => c,
+    (a) => a.account(),
+    (b) =>
+      fields([
+        ['wallet', b.wallet],
+        ['earned (net)', usdc(b.earned_atomic)],
+        ['withdrawable', usdc(b.withdrawable_atomic)],
+        ['paid out', usdc(b.settled_atomic)],
+        ['spent as buyer', usdc(b.spent_atomic)],
+        ['payout chain', b.payout_chain],
+        ['endpoints', b.endpoints_count],
+      ]),
+  );
   walletCommand(program, 'payout', 'Pay the seller’s withdrawable earnings now, to its registered wallet.', (c) => c, (a) => a.payout(), (b) => `payout ${b.id}: ${b.amount_atomic} USDC atomic units to ${b.to} on ${b.chain} (${b.status})`);
 }

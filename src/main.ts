@@ -7,14 +7,20 @@
  * request's 500 (src/http/server.ts). What escapes every handler is logged with its stack and
  * counted in paycall_process_errors_total; an unhandled rejection leaves the process up, an
  * uncaught exception drains and closes the database, then exits 1 for the supervisor to restart.
+ *
+ * On a terminal (and LOG_FORMAT not `json`) the log is printed as short human lines and a
+ * banner says where to go once the service listens (src/start/banner.ts); otherwise the log is
+ * one JSON object per line, as supervisors and the tests read it. A port that is taken is one
+ * line before anything starts (src/start/port-check.ts).
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import { createLogger } from './log.ts';
 import type { App } from './app.ts';
 import { devnetChains } from './devnet-profile.ts';
 import { acquireDirLock, DirectoryInUseError, type DirLock } from './lib/dir-lock.ts';
+import { findTakenPort, takenPortLine } from './start/port-check.ts';
 
 let config: Config;
 try {
@@ -27,7 +33,24 @@ try {
   throw e;
 }
 
-const log = createLogger(config.logLevel, { service: config.serviceName });
+const logFormat = process.env.LOG_FORMAT ?? 'auto';
+if (!['auto', 'json', 'human'].includes(logFormat)) {
+  process.stderr.write(`paycall: configuration error: LOG_FORMAT must be auto, json or human\n`);
+  process.exit(1);
+}
+const human = logFormat === 'human' || (logFormat === 'auto' && !!process.stderr.isTTY);
+const { humanLogLine, banner } = human ? await import('./start/banner.ts') : { humanLogLine: null, banner: null };
+const log = createLogger(config.logLevel, { service: config.serviceName }, humanLogLine ? (line) => process.stderr.write(humanLogLine(line)) : undefined);
+
+// Before the data directory, the devnet or the database: a taken port is one line, at once.
+const taken = await findTakenPort([
+  { host: config.host, port: config.port, variable: 'PORT' },
+  { host: config.metrics.host, port: config.metrics.port, variable: 'METRICS_PORT' },
+]);
+if (taken) {
+  process.stderr.write(`${takenPortLine(taken)}\n`);
+  process.exit(1);
+}
 let app: App | null = null;
 let stopDevnet = async () => {};
 let stopping = false;
@@ -110,7 +133,12 @@ try {
   const { createApp } = await import('./app.ts');
   app = await createApp(config, log, { chains, database });
   const address = await app.listen();
-  log.info('listening', { url: `http://${address.address}:${address.port}`, profile: config.profile, database: config.databaseUrl ? 'postgresql' : `pglite:${config.pgliteDir}`, lock: dataLock?.file });
+  const url = `http://${address.address}:${address.port}`;
+  log.info('listening', { url, profile: config.profile, database: config.databaseUrl ? 'postgresql' : `pglite:${config.pgliteDir}`, lock: dataLock?.file });
+  if (banner) {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    process.stdout.write(banner({ url: config.port === 0 ? url : config.publicBaseUrl, profile: config.profile, database: config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.pgliteDir}`, dataDir: config.dataDir, version }));
+  }
 } catch (e) {
   if (e instanceof DirectoryInUseError) {
     process.stderr.write(`paycall: the data directory ${e.message}\n`);

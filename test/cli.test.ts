@@ -9,9 +9,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -31,7 +33,8 @@ let dir: string;
 let upstream: TestUpstream;
 
 before(async () => {
-  env = await startPaidTestEnv('cli', { TOOL_WORKERS: '1' });
+  // A failing upstream is retried for 3 s (not 60): the CLI's wait and its failure are seen quickly.
+  env = await startPaidTestEnv('cli', { TOOL_WORKERS: '1', UPSTREAM_RETRY_WINDOW_MS: '3000' });
   ({ devnet, t } = env);
   dir = await mkdtemp(join(tmpdir(), 'paycall-cli-'));
   upstream = await startUpstream();
@@ -51,7 +54,9 @@ interface Run {
 /** Runs the command against the suite's service (or `baseUrl`); the wallet defaults to the devnet's first account. */
 function paycall(args: string[], opts: { env?: Record<string, string>; baseUrl?: string } = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['cli/paycall.mjs', ...args, '--base-url', opts.baseUrl ?? t.baseUrl], { env: { ...process.env, PAYCALL_DATA_DIR: devnet.dataDir, PAYCALL_WALLET_KEY: '', PAYCALL_API_KEY: '', ...opts.env } }, (err, stdout, stderr) =>
+    // `wallet` and `--version` talk to no service: they take no --base-url.
+    const service = args[0] === 'wallet' || args[0] === '--version' ? [] : ['--base-url', opts.baseUrl ?? t.baseUrl];
+    execFile(process.execPath, ['cli/paycall.mjs', ...args, ...service], { env: { ...process.env, PAYCALL_DATA_DIR: devnet.dataDir, PAYCALL_WALLET_KEY: '', PAYCALL_API_KEY: '', ...opts.env } }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -125,7 +130,9 @@ test('paycall seller: register, publish, list, a paid call, stats, errors, updat
   });
   const human = await paycall(['seller', 'list', ...wallet]);
   assert.equal(human.code, 0, human.stderr);
-  assert.match(human.stdout, new RegExp(`^${id}\tactive\t/v1/cli-shop/echo\t20000 per request\t`, 'm'));
+  const [header, row] = human.stdout.trimEnd().split('\n');
+  assert.deepEqual(header.split(/ {2,}/), ['ID', 'STATUS', 'PATH', 'PRICE', 'UNIT', 'MODE', 'UPSTREAM']);
+  assert.deepEqual(row.split(/ {2,}/), [id, 'active', '/v1/cli-shop/echo', '20000', 'request', 'proxy', `${upstream.url}/echo`]);
 
   // A buyer (the devnet's first account) pays for one call; the seller sees it in its stats.
   const paid = await paycall(['call', '/v1/cli-shop/echo', '--data', '{"q":1}', '--yes', '--json']);
@@ -138,6 +145,21 @@ test('paycall seller: register, publish, list, a paid call, stats, errors, updat
   const errors = await paycallJson(['seller', 'errors', '--since', String(Math.floor(Date.now() / 1000) - 3600), ...wallet]);
   assert.equal(errors.status, 200);
   await assertMatchesContract('getSellerErrors', 200, errors.body);
+  // --since as people write it: a duration back from now, a date; the service counts from there.
+  const before = Math.floor(Date.now() / 1000) - 3600;
+  const lastHour = await paycallJson(['seller', 'stats', '--since', '1h', ...wallet]);
+  const after = Math.floor(Date.now() / 1000) - 3600;
+  assert.ok(lastHour.body.since >= before && lastHour.body.since <= after, `since ${lastHour.body.since} is an hour ago`);
+  assert.equal(lastHour.body.calls, 1);
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  const fromTomorrow = await paycallJson(['seller', 'stats', '--since', tomorrow, ...wallet]);
+  assert.equal(fromTomorrow.body.since, Date.parse(tomorrow) / 1000);
+  assert.equal(fromTomorrow.body.calls, 0);
+  const humanStats = await paycall(['seller', 'stats', '--since', '2d', ...wallet]);
+  assert.equal(humanStats.code, 0, humanStats.stderr);
+  assert.match(humanStats.stdout, /^FIELD +VALUE\n/);
+  assert.match(humanStats.stdout, /^earned \(net\) +0\.0192 USDC$/m);
+  assert.match(humanStats.stdout, new RegExp(`^ID +PATH +STATUS +CALLS +PAID +EARNED +UNDELIVERED +ERRORS\\n${id} +/v1/cli-shop/echo +active +1 +0\\.02 USDC +0\\.0192 USDC +0 +\\d+$`, 'm'));
 
   // The seller's earnings (20000 paid, 4 % proxy take) and a payout of them now, sent on Base.
   const earned = await paycallJson(['account', ...wallet]);
@@ -173,7 +195,11 @@ test('paycall seller: register, publish, list, a paid call, stats, errors, updat
   assert.match(again.stderr, /409 wallet_already_registered/);
   const gone = await paycall(['seller', 'delete', id, ...wallet]);
   assert.equal(gone.code, 1);
-  assert.match(gone.stderr, /404 endpoint_not_found/);
+  assert.equal(gone.stdout, '');
+  // The service's refusal on stderr, with a hint that names the command to run, not an HTTP route.
+  assert.match(gone.stderr, /^paycall: .+ \(404 endpoint_not_found\)\nhint: see the ids of your endpoints: paycall seller list\n$/);
+  assert.match(again.stderr, /^hint: this wallet sells already: paycall seller list$/m);
+  assert.doesNotMatch(again.stderr + gone.stderr + paidOut.stderr, /\/v1\/|POST |GET /);
 });
 
 test('paycall seller with a Solana wallet: the devnet account by default, or PAYCALL_WALLET_KEY', async () => {
@@ -316,4 +342,124 @@ test('keys and account against the service: issue, list with the key, the accoun
   const dead = await paycall(['keys', 'list', '--api-key', issued.body.api_key]);
   assert.equal(dead.code, 1);
   assert.match(dead.stderr, /401 invalid_api_key/);
+});
+
+/** The devnet buyer's USDC per chain, from `paycall wallet --json`. */
+async function usdcBalances(): Promise<string[]> {
+  const r = await paycall(['wallet', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout).chains.map((c: { usdc_atomic: string }) => c.usdc_atomic);
+}
+
+test('--version, and usage errors as one line plus a hint: a missing file, a built-in without --file, an unknown option (exit 2, nothing paid)', async () => {
+  const version = await paycall(['--version']);
+  assert.equal(version.code, 0);
+  assert.equal(version.stdout, `${JSON.parse(readFileSync('package.json', 'utf8')).version}\n`);
+  const before = await usdcBalances();
+  const missing = await paycall(['call', '/v1/pdf-text', '--file', join(dir, 'no-such.pdf'), '--yes']);
+  assert.deepEqual({ code: missing.code, stdout: missing.stdout }, { code: 2, stdout: '' });
+  assert.match(missing.stderr, /^paycall: --file .*no-such\.pdf: cannot read it \(no such file\)\nhint: /);
+  const noFile = await paycall(['call', '/v1/pdf-md', '--yes']);
+  assert.equal(noFile.code, 2);
+  assert.equal(noFile.stderr, 'paycall: /v1/pdf-md needs a document: give --file <file>\nhint: paycall call /v1/pdf-md --file doc.pdf\n');
+  const unknown = await paycall(['call', '/v1/pdf-md', '--flie', 'x.pdf']);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /^paycall: unknown option '--flie'\n\(Did you mean --file\?\)\nhint: paycall call --help\n$/);
+  const badSince = await paycall(['seller', 'errors', '--since', 'yesterday']);
+  assert.equal(badSince.code, 2);
+  assert.match(badSince.stderr, /^paycall: .*'yesterday' is invalid\. give a duration back from now .*\nhint: paycall seller errors --help\n$/);
+  assert.equal((await paycall(['quote', '/v1/pdf-text'])).code, 2, 'a quote of a built-in needs the document too');
+  assert.deepEqual(await usdcBalances(), before, 'nothing was paid');
+});
+
+test('paycall call prints the text of pdf-text and the Markdown of pdf-md, not their JSON', async () => {
+  const file = join(dir, 'text.pdf');
+  await writeFile(file, await makePdf(1, 'cli-plain'));
+  const text = await paycall(['call', '/v1/pdf-text', '--file', file, '--yes']);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^cli-plain page 1/);
+  assert.doesNotMatch(text.stdout, /^\{/);
+  const md = await paycall(['call', '/v1/pdf-md', '--file', file, '--yes', '--chain', 'polygon']);
+  assert.equal(md.code, 0, md.stderr);
+  assert.match(md.stdout, /cli-plain page 1/);
+  assert.doesNotMatch(md.stdout, /"markdown"/);
+  assert.match(md.stderr, /price: 10000 USDC atomic units \(0\.01 USDC\) on polygon/);
+});
+
+test('paycall quote shows the price per chain from the 402 without paying; paycall wallet shows address, USDC and gas per chain', async () => {
+  const file = join(dir, 'quote.pdf');
+  await writeFile(file, await makePdf(3, 'cli-quote'));
+  const wallet = await paycall(['wallet', '--json']);
+  assert.equal(wallet.code, 0, wallet.stderr);
+  const buyer = devnet.info.accounts[0];
+  const evm = privateKeyToAccount(buyer.evmPrivateKey as `0x${string}`).address;
+  const sol = solanaActionSigner(buyer.solanaSecretKey).wallet;
+  const chains: { chain: string; address: string; usdc_atomic: string; gas: string }[] = JSON.parse(wallet.stdout).chains;
+  assert.deepEqual(chains.map((c) => [c.chain, c.address]), [['base', evm], ['polygon', evm], ['solana', sol]]);
+  for (const c of chains) {
+    assert.match(c.usdc_atomic, /^\d+$/);
+    assert.ok(BigInt(c.usdc_atomic) > 0n, `${c.chain}: the devnet funds its buyers with USDC`);
+    assert.ok(Number(c.gas) > 0, `${c.chain}: and with gas`);
+  }
+
+  const q = await paycall(['quote', '/v1/pdf-md', '--file', file, '--json']);
+  assert.equal(q.code, 0, q.stderr);
+  const quoted = JSON.parse(q.stdout);
+  assert.equal(quoted.status, 402);
+  assert.deepEqual([...new Set(quoted.prices.map((p: { network: string }) => p.network))].sort(), ['base', 'polygon', 'solana']);
+  for (const p of quoted.prices) assert.equal(p.amount, '30000', `3 pages at 10000 on ${p.network} ${p.scheme}`);
+  const human = await paycall(['quote', '/v1/pdf-md', '--file', file]);
+  assert.equal(human.code, 0, human.stderr);
+  const [header, ...rows] = human.stdout.trimEnd().split('\n');
+  assert.deepEqual(header.split(/ {2,}/), ['CHAIN', 'SCHEME', 'PRICE', 'ATOMIC', 'PAY TO']);
+  assert.equal(rows.length, quoted.prices.length);
+  assert.ok(rows.every((r) => / 0\.03 USDC +30000 /.test(r)), human.stdout);
+  assert.deepEqual(await usdcBalances(), chains.map((c) => c.usdc_atomic), 'a quote pays nothing');
+
+  const table = await paycall(['wallet']);
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(table.stdout, /^CHAIN +ADDRESS +USDC +GAS\nbase +0x[0-9a-fA-F]{40} +[\d.]+ USDC +[\d.]+ ETH\npolygon +0x[0-9a-fA-F]{40} +[\d.]+ USDC +[\d.]+ POL\nsolana +\w+ +[\d.]+ USDC +[\d.]+ SOL\n$/);
+  const unknown = await paycall(['quote', '/v1/nobody/nothing']);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /^paycall: .+ \(404 [a-z_]+\)\n/);
+});
+
+test('paycall seller register --payout-chain on its own: one wallet, paid on the chain named', async () => {
+  const keyFile = join(dir, 'payout-chain.key');
+  await writeFile(keyFile, generatePrivateKey());
+  const r = await paycallJson(['seller', 'register', 'cli-payout-chain', '--payout-chain', 'polygon', '--key-file', keyFile]);
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  assert.equal(r.body.payout_chain, 'polygon');
+  const human = await paycall(['account', '--key-file', keyFile]);
+  assert.equal(human.code, 0, human.stderr);
+  assert.match(human.stdout, /^FIELD +VALUE\n/);
+  assert.match(human.stdout, /^payout chain +polygon$/m);
+  assert.match(human.stdout, /^withdrawable +0 USDC$/m);
+  const noSolana = await paycall(['seller', 'register', 'cli-payout-sol', '--payout-chain', 'solana', '--key-file', keyFile]);
+  assert.equal(noSolana.code, 2);
+  assert.match(noSolana.stderr, /^paycall: --payout-chain solana: the wallet has no solana address\nhint: add one: paycall seller register cli-payout-sol --payout-chain solana --add-wallet solana=<key-file>\n$/);
+});
+
+test('on a terminal a paid call counts the seconds it waits; an upstream that fails ends with the error, a hint and what became of the payment', { skip: !existsSync('/usr/bin/script') && 'util-linux script is not installed' }, async () => {
+  const keyFile = join(dir, 'flaky.key');
+  await writeFile(keyFile, generatePrivateKey());
+  assert.equal((await paycallJson(['seller', 'register', 'cli-flaky', '--key-file', keyFile])).status, 201);
+  const published = await paycallJson(['seller', 'publish', 'flaky', '--upstream', `${upstream.url}/flaky`, '--price', '20000', '--desc', 'Fails once live', '--key-file', keyFile]);
+  assert.equal(published.status, 201, JSON.stringify(published.body));
+  await eventually('the endpoint is active', async () => {
+    await t.app.runScheduledJobs();
+    return (await paycallJson(['seller', 'list', '--key-file', keyFile])).body.endpoints[0]?.status === 'active';
+  });
+  upstream.rules.set('/flaky', 'fail');
+  // util-linux `script` gives the command a terminal (stdin, stdout and stderr), as a person's shell would.
+  const command = [process.execPath, 'cli/paycall.mjs', 'call', '/v1/cli-flaky/flaky', '--data', '{}', '--yes', '--base-url', t.baseUrl].map((a) => `'${a}'`).join(' ');
+  const r = await new Promise<Run>((resolve) =>
+    execFile('script', ['-qec', command, '/dev/null'], { env: { ...process.env, PAYCALL_DATA_DIR: devnet.dataDir, PAYCALL_WALLET_KEY: '' } }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })),
+  );
+  const screen = r.stdout.replace(/\r\n/g, '\n');
+  assert.equal(r.code, 1, screen);
+  assert.match(screen, /payment sent; calling…\n/);
+  assert.match(screen, /\rwaiting for the answer… 1 s/, 'the seconds waited, on one rewritten line');
+  assert.match(screen, /paycall: The seller's upstream .* \(502 upstream_5xx\)\nhint: the seller’s upstream kept failing; try later/);
+  assert.match(screen, /the payment of 0\.02 USDC on base was taken( \(transaction 0x[0-9a-f]{64}\))?; the seller is not paid for an undelivered call/);
 });

@@ -1,7 +1,7 @@
 /**
  * The contract itself: openapi.yaml is valid OpenAPI 3.1 for every tool that reads it
  * (openapi-backend in strict mode, Ajv 2020 for every schema; Redocly's CLI lints it in
- * `npm test` itself, with redocly.yaml), carries
+ * `npm test` itself, with redocly.lint.yaml), carries
  * every error code of the specification on the operations it belongs to, and its examples
  * validate. Also pins openapi-backend's routing of the fixed `/v1/_...` paths against the
  * catch-all `/v1/{slug}/{path_suffix}`.

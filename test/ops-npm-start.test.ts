@@ -9,7 +9,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,3 +100,83 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     }
   });
 }
+
+/** The service process below `pid` (node running src/main.ts), from /proc. */
+function serviceBelow(pid: number): number | undefined {
+  return descendants(pid).find((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes('src/main.ts');
+    } catch {
+      return false;
+    }
+  });
+}
+
+test('a taken port is one line at once, before the devnet or the data directory is touched (exit 1)', { timeout: 120_000 }, async () => {
+  const holder = createServer();
+  await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+  const port = (holder.address() as AddressInfo).port;
+  try {
+    const dataDir = join(dir, 'taken');
+    const npm = spawn('npm', ['start'], { env: { ...process.env, PORT: String(port), METRICS_PORT: '0', DATABASE_URL: '', PAYCALL_DATA_DIR: dataDir, LOG_FORMAT: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    npm.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    npm.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    const code = await new Promise<number | null>((resolve) => npm.once('exit', resolve));
+    assert.equal(code, 1, out);
+    const lines = out.split('\n').filter((l) => l && !l.startsWith('> '));
+    assert.deepEqual(lines, [`paycall: port ${port} on 127.0.0.1 is in use by another process (another \`npm start\`?); stop that process, or choose another port: PORT=${port + 1} npm start`]);
+    assert.equal(existsSync(dataDir), false, 'nothing was started or written');
+  } finally {
+    await new Promise((r) => holder.close(r));
+  }
+});
+
+/**
+ * On a terminal (a pseudo-terminal from util-linux `script`), with the devnet: a banner names
+ * the catalog, /docs, the devnet's funded wallet and a command to try; the log is human lines.
+ * With LOG_FORMAT=json on the same terminal: JSON lines and no banner.
+ */
+test('npm start on a terminal prints a banner: catalog, /docs, the funded test wallet, a paycall command', { timeout: 300_000, skip: !existsSync('/usr/bin/script') && 'util-linux script is not installed' }, async () => {
+  const dataDir = join(dir, 'tty');
+  const runOnTerminal = async (extra: Record<string, string>, until: RegExp) => {
+    const term = spawn('script', ['-qfec', 'npm start', '/dev/null'], {
+      env: { ...process.env, PORT: '0', METRICS_PORT: '0', DATABASE_URL: '', PAYCALL_DATA_DIR: dataDir, TOOL_WORKERS: '1', LOG_FORMAT: '', ...extra },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    term.stdout!.on('data', (c: Buffer) => (out += c.toString().replace(/\r/g, '')));
+    const exited = new Promise<number | null>((resolve) => term.once('exit', resolve));
+    let below: number[] = [];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        term.stdout!.on('data', () => until.test(out) && resolve());
+        void exited.then((code) => reject(new Error(`npm start exited ${code}:\n${out}`)));
+      });
+      below = descendants(term.pid!);
+      const service = serviceBelow(term.pid!);
+      assert.ok(service, 'the service runs below the terminal');
+      process.kill(service, 'SIGTERM');
+      await exited;
+      return out;
+    } finally {
+      for (const pid of [...below, term.pid!]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  };
+
+  const out = await runOnTerminal({ PAYCALL_START_DEVNET: '1' }, /Ctrl-C stops\./);
+  const url = /^ {2}catalog +(http:\/\/127\.0\.0\.1:\d+)\/$/m.exec(out)?.[1];
+  assert.ok(url, out);
+  assert.match(out, /^paycall \d+\.\d+\.\d+ is up \(devnet profile, embedded PGlite in .+\)$/m);
+  assert.match(out, new RegExp(`^ {2}API docs +${url}/docs$`, 'm'));
+  const info = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
+  const { privateKeyToAccount } = await import('viem/accounts');
+  assert.match(out, new RegExp(`^ {2}test wallet +${privateKeyToAccount(info.accounts[0].evmPrivateKey).address} \\(Base, Polygon\\)$`, 'm'));
+  assert.match(out, /^ {4}npx paycall call \/v1\/pdf-text --file some\.pdf$/m);
+  assert.match(out, /^\d\d:\d\d:\d\d info {2}listening {2}url=http/m, 'the log in human lines');
+  assert.doesNotMatch(out, /^\{"time"/m, 'no JSON lines on a terminal');
+
+  const json = await runOnTerminal({ PAYCALL_START_DEVNET: '0', LOG_FORMAT: 'json' }, /"msg":"listening"/);
+  assert.doesNotMatch(json, /is up|Ctrl-C stops/);
+  assert.match(json, /^\{"time":"[^"]+","level":"info","msg":"listening"/m);
+});
