@@ -21,7 +21,7 @@ import { decodePaymentHeader, decodeSessionToken, type Receipt } from './receipt
 import type { ClaimScope, LedgerEntry, ReceiptGate, StoredAnswer } from './receipt-gate.ts';
 import type { PaymentProof, Payments, RunAnswer, SaleRequest, Sellable, SoldAnswer } from './sellable.ts';
 import { settleSolanaTransaction } from './solana-transaction.rail.ts';
-import { BUILTIN_TAKE_BPS, TAKE_BPS } from './take-rate.ts';
+import { takeBpsFor } from './take-rate.ts';
 import { teeAnswer } from './tee-answer.ts';
 import { settleTxReceipt } from './tx-receipt.rail.ts';
 import { decodePaymentSignature, paymentRequiredHeader, paymentResponseHeaders } from './x402-v2.ts';
@@ -63,9 +63,6 @@ export const createPayments = (deps: PaidCallDeps): Payments => ({
 
 /** What the buyer pays for this request: the unit price, charged per page or once. */
 const amountOf = ({ price }: Sellable): bigint => (price.unit === 'page' ? price.unitPrice * BigInt(price.pages) : price.unitPrice);
-
-/** The take rate (take-rate.ts) of whoever is paid. */
-const takeBpsOf = ({ payee }: Sellable): number => (payee.kind === 'seller' ? TAKE_BPS[payee.mode] : BUILTIN_TAKE_BPS);
 
 const quoteChains = ({ adapters: { base, polygon, solana } }: PaidCallDeps) => ({ base, polygon, solana: { usdc: solana.usdc, payTo: solana.payTo, feePayer: solana.feePayer } });
 
@@ -263,6 +260,6 @@ const ledgerFor = (p: Sellable, network: Network, tx: string, payer: string, amo
   endpointPath: p.path,
   sellerId: p.payee.kind === 'seller' ? p.payee.sellerId : null,
   endpointId: p.payee.kind === 'seller' ? p.payee.endpointId : null,
-  takeBps: takeBpsOf(p),
+  takeBps: takeBpsFor(p.payee),
   buyerWallet,
 });

@@ -14,6 +14,9 @@ export const TAKE_BPS = { paywall: 300, proxy: 400 } as const satisfies Record<S
 /** A built-in tool: the whole amount is the service's. */
 export const BUILTIN_TAKE_BPS = 10_000;
 
+/** The rate for who is paid: the service (a built-in) keeps all; a seller's endpoint pays its mode's rate. */
+export const takeBpsFor = (payee: { kind: 'service' } | { kind: 'seller'; mode: SellerMode }): number => (payee.kind === 'seller' ? TAKE_BPS[payee.mode] : BUILTIN_TAKE_BPS);
+
 /** What the seller keeps of `amount` at `takeBps` (rounded down). */
 export const net = (amount: bigint, takeBps: number): bigint => (amount * BigInt(10_000 - takeBps)) / 10_000n;
 
