@@ -13,7 +13,7 @@
  *   probed (an update or delete meanwhile wins);
  * - a new upstream goes back to 'pending' with its counters reset (it is probed again).
  */
-import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { Sql } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
 import type { ProbeResult } from '../db/entities.ts';
 import type { EndpointRow, SellerRow } from '../db/rows.ts';
@@ -38,19 +38,19 @@ export const endpointJson = (e: EndpointRow) => ({
   last_probe: e.last_probe ?? null,
 });
 
-export async function findEndpoint(em: SqlEntityManager, id: number): Promise<EndpointRow | null> {
+export async function findEndpoint(em: Sql, id: number): Promise<EndpointRow | null> {
   const [row] = await em.execute<EndpointRow[]>(`select ${ENDPOINT_COLUMNS} from seller_endpoint e where e.id = ? and e.deleted_at is null`, [id]);
   return row ?? null;
 }
 
-export async function requireOwnEndpoint(em: SqlEntityManager, seller: SellerRow | null, id: number): Promise<EndpointRow> {
+export async function requireOwnEndpoint(em: Sql, seller: SellerRow | null, id: number): Promise<EndpointRow> {
   const endpoint = await findEndpoint(em, id);
   if (!endpoint) throw new AppError('endpoint_not_found', 404, `No endpoint ${id} for this wallet.`);
   if (!seller || endpoint.seller_id !== seller.id) throw new AppError('wallet_mismatch', 401, `Endpoint ${id} belongs to another wallet.`);
   return endpoint;
 }
 
-export async function recordObservation(em: SqlEntityManager, endpointId: number, source: string, p: ProbeResult): Promise<void> {
+export async function recordObservation(em: Sql, endpointId: number, source: string, p: ProbeResult): Promise<void> {
   await em.execute('insert into endpoint_observation (endpoint_id, source, region, ok, status_code, latency_ms, error) values (?, ?, ?, ?, ?, ?, ?)', [
     endpointId,
     source,
@@ -64,7 +64,7 @@ export async function recordObservation(em: SqlEntityManager, endpointId: number
 
 
 /** Whether a live endpoint has this path (the insert decides races; this gives the early 409). */
-export async function pathInUse(em: SqlEntityManager, slug: string, pathSuffix: string): Promise<boolean> {
+export async function pathInUse(em: Sql, slug: string, pathSuffix: string): Promise<boolean> {
   const taken = await em.execute<unknown[]>('select 1 from seller_endpoint where slug = ? and path_suffix = ? and deleted_at is null', [slug, pathSuffix]);
   return taken.length > 0;
 }
@@ -84,7 +84,7 @@ export interface NewEndpoint {
 }
 
 /** A new endpoint, pending and due for its activation round now; null when the path is taken. */
-export async function insertEndpoint(em: SqlEntityManager, e: NewEndpoint): Promise<EndpointRow | null> {
+export async function insertEndpoint(em: Sql, e: NewEndpoint): Promise<EndpointRow | null> {
   const [created] = await em.execute<EndpointRow[]>(
     `insert into seller_endpoint as e (seller_id, slug, path_suffix, upstream_url, atomic_price, unit, "desc", mode, sample_body, alert_email, status, last_probe, next_probe_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, 'pending', ?::jsonb, now()) on conflict do nothing returning ${ENDPOINT_COLUMNS}`,
@@ -94,7 +94,7 @@ export async function insertEndpoint(em: SqlEntityManager, e: NewEndpoint): Prom
 }
 
 /** A seller's live endpoints, oldest first. */
-export function listEndpoints(em: SqlEntityManager, sellerId: number): Promise<EndpointRow[]> {
+export function listEndpoints(em: Sql, sellerId: number): Promise<EndpointRow[]> {
   return em.execute<EndpointRow[]>(`select ${ENDPOINT_COLUMNS} from seller_endpoint e where e.seller_id = ? and e.deleted_at is null order by e.id`, [sellerId]);
 }
 
@@ -103,7 +103,7 @@ export function listEndpoints(em: SqlEntityManager, sellerId: number): Promise<E
  * the counters reset, due for an activation round now. Null: the endpoint is gone.
  */
 export async function updateEndpoint(
-  em: SqlEntityManager,
+  em: Sql,
   id: number,
   v: { upstreamUrl: string; atomicPrice: string; unit: string; desc: string; mode: string; reprobe: ProbeResult | null },
 ): Promise<EndpointRow | null> {
@@ -117,7 +117,7 @@ export async function updateEndpoint(
 }
 
 /** Soft delete (the path is free again, no more probes); returns deleted_at in Unix seconds, null when already gone. */
-export async function deleteEndpoint(em: SqlEntityManager, id: number): Promise<number | null> {
+export async function deleteEndpoint(em: Sql, id: number): Promise<number | null> {
   const [row] = await em.execute<{ id: number; deleted_at: string }[]>(
     `update seller_endpoint set deleted_at = now(), next_probe_at = null, updated_at = now() where id = ? and deleted_at is null
      returning id, extract(epoch from deleted_at)::bigint as deleted_at`,
@@ -127,7 +127,7 @@ export async function deleteEndpoint(em: SqlEntityManager, id: number): Promise<
 }
 
 /** The endpoint under a row lock for this transaction (lifecycle.ts applies an outcome under it). */
-export async function lockEndpoint(tx: SqlEntityManager, id: number): Promise<(EndpointRow & { call_failures: number }) | null> {
+export async function lockEndpoint(tx: Sql, id: number): Promise<(EndpointRow & { call_failures: number }) | null> {
   const [e] = await tx.execute<(EndpointRow & { call_failures: number })[]>(
     `select ${ENDPOINT_COLUMNS}, e.call_failures from seller_endpoint e where e.id = ? and e.deleted_at is null for update`,
     [id],
@@ -140,7 +140,7 @@ export async function lockEndpoint(tx: SqlEntityManager, id: number): Promise<(E
  * is shown as last_probe; a live call's is not. A suspended endpoint gets no more probes.
  */
 export async function writeHealthState(
-  tx: SqlEntityManager,
+  tx: Sql,
   id: number,
   s: { status: string; consecutiveFailures: number; consecutiveSuccesses: number; callFailures: number; degradedSince: number | null },
   source: 'health' | 'call',
@@ -159,7 +159,7 @@ export async function writeHealthState(
  * upstream the round probed; false: it changed meanwhile and nothing was written.
  */
 export async function finishActivationRound(
-  tx: SqlEntityManager,
+  tx: Sql,
   e: Pick<EndpointRow, 'id' | 'upstream_url' | 'probe_attempts'>,
   p: { activate: boolean; shown: ProbeResult; delayMs: number },
 ): Promise<boolean> {
@@ -177,7 +177,7 @@ export async function finishActivationRound(
  * `leaseMs` in one statement (FOR UPDATE SKIP LOCKED): a job of an instance that died is due
  * again when its lease ends.
  */
-export function claimDueProbes(em: SqlEntityManager, p: { dueBy: string; limit: number; leaseMs: number }): Promise<EndpointRow[]> {
+export function claimDueProbes(em: Sql, p: { dueBy: string; limit: number; leaseMs: number }): Promise<EndpointRow[]> {
   return em.execute<EndpointRow[]>(
     `with due as (
        select id from seller_endpoint
@@ -191,7 +191,7 @@ export function claimDueProbes(em: SqlEntityManager, p: { dueBy: string; limit: 
 }
 
 /** The next health probe after `inMs`, unless the outcome suspended the endpoint or its upstream changed meanwhile. */
-export async function scheduleHealthProbe(em: SqlEntityManager, e: Pick<EndpointRow, 'id' | 'upstream_url'>, inMs: number): Promise<void> {
+export async function scheduleHealthProbe(em: Sql, e: Pick<EndpointRow, 'id' | 'upstream_url'>, inMs: number): Promise<void> {
   await em.execute(
     `update seller_endpoint set next_probe_at = now() + (? * interval '1 millisecond')
       where id = ? and status in ('active', 'degraded') and deleted_at is null and upstream_url = ?`,
@@ -200,12 +200,12 @@ export async function scheduleHealthProbe(em: SqlEntityManager, e: Pick<Endpoint
 }
 
 /** Observations older than the longest window any report reads (30 days) plus a day. */
-export async function purgeObservations(em: SqlEntityManager): Promise<void> {
+export async function purgeObservations(em: Sql): Promise<void> {
   await em.execute(`delete from endpoint_observation where at < now() - interval '31 days'`);
 }
 
 /** Live endpoints ('active', 'degraded') with their sellers and 24 h figures, by path: the /v1/_meta rows. */
-export function catalogRows(em: SqlEntityManager) {
+export function catalogRows(em: Sql) {
   return em.execute<Record<string, string | number | null>[]>(
     `select e.slug, e.path_suffix, s.wallet, e.atomic_price::text as price, e.unit, e."desc", e.mode, e.status,
             o.p50, o.p99, o.total, o.ok_count
@@ -221,12 +221,12 @@ export function catalogRows(em: SqlEntityManager) {
 }
 
 /** Live (not deleted) endpoints by status: the paycall_seller_endpoints gauge. */
-export function endpointCountsByStatus(em: SqlEntityManager) {
+export function endpointCountsByStatus(em: Sql) {
   return em.execute<{ status: string; n: string }[]>('select status, count(*) as n from seller_endpoint where deleted_at is null group by status');
 }
 
 /** A resumed seller's suspended endpoints go back to 'pending' (counters reset, probed now); returns their ids. */
-export function resumeSuspendedEndpoints(tx: SqlEntityManager, sellerId: number): Promise<{ id: number }[]> {
+export function resumeSuspendedEndpoints(tx: Sql, sellerId: number): Promise<{ id: number }[]> {
   return tx.execute<{ id: number }[]>(
     `update seller_endpoint set status = 'pending', probe_attempts = 0, consecutive_failures = 0, consecutive_successes = 0, degraded_at = null,
        next_probe_at = now(), updated_at = now()

@@ -25,7 +25,7 @@
  *   same receipt, whose run then marks it. Before claiming, a 'pending' row whose receipt has
  *   its final answer is resolved from that answer (resolvePendingDeliveries).
  */
-import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { Sql } from '../db/orm.ts';
 import type { PayoutChain, PreparedPayout } from '../chains/payout-sender.ts';
 import type { PayoutRow } from '../db/rows.ts';
 import type { SettlementSnapshot } from '../metrics/metrics.ts';
@@ -62,7 +62,7 @@ export interface ClaimResult {
 const intArray = (ids: number[]) => `{${ids.map((i) => Math.trunc(i)).join(',')}}`;
 
 /** Locks the sellers' rows for this transaction (claims of one seller are serialized). */
-export const lockSellers = (tx: SqlEntityManager, ids: number[]) => tx.execute(`select id from seller where id = any(?::int[]) order by id for update`, [intArray(ids)]);
+export const lockSellers = (tx: Sql, ids: number[]) => tx.execute(`select id from seller where id = any(?::int[]) order by id for update`, [intArray(ids)]);
 
 /**
  * Writes one payout per seller of `sellerIds` whose unclaimed net earnings created before
@@ -70,7 +70,7 @@ export const lockSellers = (tx: SqlEntityManager, ids: number[]) => tx.execute(`
  * `day` null: a requested payout (not bound to a settlement day).
  */
 export async function claimPayouts(
-  tx: SqlEntityManager,
+  tx: Sql,
   p: { sellerIds: number[]; cutoff: string; minAtomic: bigint; day: string | null },
 ): Promise<ClaimResult> {
   await lockSellers(tx, p.sellerIds);
@@ -112,7 +112,7 @@ export async function claimPayouts(
  * first, in the same transaction): its unfinished payouts (one at a time), and the seconds until
  * `intervalSeconds` have passed since its last requested payout (null or <= 0: none to wait).
  */
-export async function payoutRequestState(tx: SqlEntityManager, sellerId: number, intervalSeconds: number): Promise<{ unfinished: number; wait_s: number | null }> {
+export async function payoutRequestState(tx: Sql, sellerId: number, intervalSeconds: number): Promise<{ unfinished: number; wait_s: number | null }> {
   const [state] = await tx.execute<{ unfinished: number; wait_s: number | null }[]>(
     `select (select count(*) from payout where seller_id = ? and status <> 'sent')::int as unfinished,
             (select ceil(extract(epoch from max(created_at) + (? * interval '1 second') - now()))::int
@@ -131,7 +131,7 @@ export type CallDelivery = 'delivered' | 'undelivered';
  * served wins over one that failed, in whatever order they finish), so a row a payout claimed,
  * always a delivered one, never changes under it. Returns whether the row now has `delivery`.
  */
-export async function markDelivery(em: SqlEntityManager, key: string, delivery: CallDelivery): Promise<boolean> {
+export async function markDelivery(em: Sql, key: string, delivery: CallDelivery): Promise<boolean> {
   const rows = await em.execute<{ delivery: string }[]>(
     `update payment set delivery = case when delivery = 'delivered' then delivery else ? end
       where id = (select payment_id from consumed_receipt where receipt_key = coalesce((select alias_of from consumed_receipt where receipt_key = ?), ?))
@@ -149,7 +149,7 @@ export async function markDelivery(em: SqlEntityManager, key: string, delivery: 
  * wrote during a rolling deploy (the column default is 'pending'), which are then paid as served.
  * A row whose run crashed has no final answer until a retry (or the last attempt) gives it one.
  */
-async function resolvePendingDeliveries(tx: SqlEntityManager, sellerIds: number[]): Promise<void> {
+async function resolvePendingDeliveries(tx: Sql, sellerIds: number[]): Promise<void> {
   await tx.execute(
     `update payment p set delivery = case when r.response_status < 500 then 'delivered' else 'undelivered' end
        from consumed_receipt r
@@ -164,7 +164,7 @@ async function resolvePendingDeliveries(tx: SqlEntityManager, sellerIds: number[
  * died is due again when its lease ends. Oldest first: recovery before new work. Only those due
  * by `dueBy` (the pass's start): one rescheduled during the pass waits for the next pass.
  */
-export function leaseDuePayouts(em: SqlEntityManager, p: { dueBy: string; limit: number; leaseMs: number }): Promise<PayoutRow[]> {
+export function leaseDuePayouts(em: Sql, p: { dueBy: string; limit: number; leaseMs: number }): Promise<PayoutRow[]> {
   return em.execute<PayoutRow[]>(
     `with due as (
        select id from payout where status <> 'sent' and next_attempt_at <= ?::timestamptz
@@ -181,7 +181,7 @@ export function leaseDuePayouts(em: SqlEntityManager, p: { dueBy: string; limit:
  * worker saw (`previousTx`, null for the first): false means another worker recorded one
  * meanwhile, and this one must not be broadcast.
  */
-export async function recordPrepared(em: SqlEntityManager, id: number, previousTx: string | null, p: PreparedPayout): Promise<boolean> {
+export async function recordPrepared(em: Sql, id: number, previousTx: string | null, p: PreparedPayout): Promise<boolean> {
   const rows = await em.execute<{ id: number }[]>(
     `update payout set status = 'pending', tx = ?, raw = ?, valid_until = ?, broadcast_at = null where id = ? and status <> 'sent' and tx is not distinct from ? returning id`,
     [p.tx, p.raw, p.validUntil, id, previousTx],
@@ -195,7 +195,7 @@ export async function recordPrepared(em: SqlEntityManager, id: number, previousT
  * back. Set-based (one statement for a whole batch of payouts). Returns the ids marked now
  * (not those marked already by another worker or an earlier pass).
  */
-export async function markConfirmed(em: SqlEntityManager, ids: number[]): Promise<number[]> {
+export async function markConfirmed(em: Sql, ids: number[]): Promise<number[]> {
   if (!ids.length) return [];
   return em.transactional(async (tx) => {
     const [r] = await tx.execute<{ marked: number[] | null; mismatched: number }[]>(
@@ -222,7 +222,7 @@ export async function markConfirmed(em: SqlEntityManager, ids: number[]): Promis
  * lease ran out must not drop a newer transaction another worker recorded and sent). Null: the
  * recorded transaction stays, and the next attempt looks it up first.
  */
-export async function recordFailure(em: SqlEntityManager, id: number, p: { error: string; retryInMs: number; dropTx: string | null }): Promise<void> {
+export async function recordFailure(em: Sql, id: number, p: { error: string; retryInMs: number; dropTx: string | null }): Promise<void> {
   await em.execute(
     `update payout set status = 'failed', error = ?, attempts = attempts + 1, next_attempt_at = now() + (? * interval '1 millisecond')
        ${p.dropTx !== null ? ', tx = null, raw = null, valid_until = null, broadcast_at = null' : ''}
@@ -235,7 +235,7 @@ export async function recordFailure(em: SqlEntityManager, id: number, p: { error
  * Not final yet: look again after `inMs` (a note, e.g. "unconfirmed for 40 min", stays visible).
  * `broadcast`: the transaction has been broadcast (its age counts from the first time).
  */
-export async function recordWaiting(em: SqlEntityManager, id: number, p: { inMs: number; note?: string | null; broadcast: boolean }): Promise<void> {
+export async function recordWaiting(em: Sql, id: number, p: { inMs: number; note?: string | null; broadcast: boolean }): Promise<void> {
   await em.execute(
     `update payout set next_attempt_at = now() + (? * interval '1 millisecond'), error = coalesce(?, error)
        ${p.broadcast ? ', broadcast_at = coalesce(broadcast_at, now())' : ''}
@@ -244,7 +244,7 @@ export async function recordWaiting(em: SqlEntityManager, id: number, p: { inMs:
   );
 }
 
-export async function findPayout(em: SqlEntityManager, id: number): Promise<PayoutRow | null> {
+export async function findPayout(em: Sql, id: number): Promise<PayoutRow | null> {
   const [row] = await em.execute<PayoutRow[]>(`select ${PAYOUT_COLUMNS} from payout o where o.id = ?`, [id]);
   return row ?? null;
 }
@@ -253,7 +253,7 @@ export async function findPayout(em: SqlEntityManager, id: number): Promise<Payo
  * The daily run's row (settlement_run, one per day): the instance whose insert wins runs the
  * day; a run whose lease ended unfinished (its instance died) is taken over. True: it is ours.
  */
-export async function takeSettlementRun(em: SqlEntityManager, p: { day: string; cutoff: string; leaseMs: number }): Promise<boolean> {
+export async function takeSettlementRun(em: Sql, p: { day: string; cutoff: string; leaseMs: number }): Promise<boolean> {
   const mine = await em.execute<{ day: string }[]>(
     `insert into settlement_run (day, cutoff, lease_until) values (?, ?::timestamptz, now() + (? * interval '1 millisecond'))
      on conflict (day) do update set lease_until = excluded.lease_until
@@ -264,13 +264,13 @@ export async function takeSettlementRun(em: SqlEntityManager, p: { day: string; 
   return mine.length > 0;
 }
 
-export async function settlementRunFinished(em: SqlEntityManager, day: string): Promise<boolean> {
+export async function settlementRunFinished(em: Sql, day: string): Promise<boolean> {
   const [row] = await em.execute<{ finished: boolean }[]>('select finished_at is not null as finished from settlement_run where day = ?', [day]);
   return row?.finished === true;
 }
 
 /** The next `limit` seller ids after `after` (the daily run walks the sellers in batches). */
-export async function sellerIdsAfter(em: SqlEntityManager, after: number, limit: number): Promise<number[]> {
+export async function sellerIdsAfter(em: Sql, after: number, limit: number): Promise<number[]> {
   return (await em.execute<{ id: number }[]>('select id from seller where id > ? order by id limit ?', [after, limit])).map((r) => Number(r.id));
 }
 
@@ -279,7 +279,7 @@ export async function sellerIdsAfter(em: SqlEntityManager, after: number, limit:
  * False: the run is no longer ours (our lease ran out and another instance finished it), and the
  * caller must roll the batch back.
  */
-export async function addToSettlementRun(tx: SqlEntityManager, day: string, p: { sellers: number; total: bigint; carriedOver: number; leaseMs: number }): Promise<boolean> {
+export async function addToSettlementRun(tx: Sql, day: string, p: { sellers: number; total: bigint; carriedOver: number; leaseMs: number }): Promise<boolean> {
   const renewed = await tx.execute<{ day: string }[]>(
     `update settlement_run set sellers = sellers + ?, total_atomic = total_atomic + ?::numeric, carried_over = carried_over + ?,
        lease_until = now() + (? * interval '1 millisecond') where day = ? and finished_at is null returning day`,
@@ -288,7 +288,7 @@ export async function addToSettlementRun(tx: SqlEntityManager, day: string, p: {
   return renewed.length > 0;
 }
 
-export async function finishSettlementRun(em: SqlEntityManager, day: string): Promise<{ sellers: number; total_atomic: string; carried_over: number }> {
+export async function finishSettlementRun(em: Sql, day: string): Promise<{ sellers: number; total_atomic: string; carried_over: number }> {
   const [run] = await em.execute<{ sellers: number; total_atomic: string; carried_over: number }[]>(
     `update settlement_run set finished_at = now() where day = ? returning sellers, total_atomic::text as total_atomic, carried_over`,
     [day],
@@ -297,7 +297,7 @@ export async function finishSettlementRun(em: SqlEntityManager, day: string): Pr
 }
 
 /** A failed run: the next pass (of any instance) tries again soon instead of after the whole lease. */
-export async function retrySettlementRunSoon(em: SqlEntityManager, day: string): Promise<void> {
+export async function retrySettlementRunSoon(em: Sql, day: string): Promise<void> {
   await em.execute(`update settlement_run set lease_until = now() + interval '1 minute' where day = ? and finished_at is null`, [day]);
 }
 
@@ -305,7 +305,7 @@ export async function retrySettlementRunSoon(em: SqlEntityManager, day: string):
  * The scrape-time source of the settlement gauges: every gauge of one scrape asks at once, and
  * they share one read of the database.
  */
-export function settlementSource(read: () => SqlEntityManager): () => Promise<SettlementSnapshot> {
+export function settlementSource(read: () => Sql): () => Promise<SettlementSnapshot> {
   let inFlight: Promise<SettlementSnapshot> | null = null;
   return () =>
     (inFlight ??= settlementSnapshot(read()).finally(() => {
@@ -313,7 +313,7 @@ export function settlementSource(read: () => SqlEntityManager): () => Promise<Se
     }));
 }
 
-async function settlementSnapshot(em: SqlEntityManager): Promise<SettlementSnapshot> {
+async function settlementSnapshot(em: Sql): Promise<SettlementSnapshot> {
   const unconfirmed = await em.execute<{ chain: string; count: number; oldest_s: number }[]>(
     `select chain, count(*)::int as count, coalesce(max(extract(epoch from now() - broadcast_at)), 0)::int as oldest_s
        from payout where status <> 'sent' and broadcast_at is not null group by chain`,

@@ -15,10 +15,9 @@
  * An error (RPC down, treasury empty) is recorded on the payout with a back-off; it never
  * stops the other payouts of the pass.
  */
-import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { PayoutSender, PayoutSenders, PreparedPayout } from '../chains/payout-sender.ts';
 import type { SettlementConfig } from '../config.ts';
-import { sqlOf, type Database } from '../db/orm.ts';
+import { sqlOf, type Database, type Sql } from '../db/orm.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { markConfirmed, recordFailure, recordPrepared, recordWaiting } from './payout-store.ts';
@@ -106,7 +105,7 @@ export async function markPaid(deps: PayoutWorkerDeps, confirmed: PayoutRow[]): 
 
 async function step(
   deps: PayoutWorkerDeps,
-  em: SqlEntityManager,
+  em: Sql,
   sender: PayoutSender,
   p: PayoutRow,
   fail: (error: string, dropTx: string | null) => Promise<StepOutcome>,
