@@ -1,6 +1,6 @@
 /**
  * Composition root: builds every dependency, merges the features' handler maps (each keyed by
- * OperationId), applies the one table of operation policies (http/policies.ts) and creates the
+ * OperationId), applies the one table of operation policies (src/policies.ts) and creates the
  * server. Tests call createApp with their own config (port 0, their own database, the devnet's
  * chains) and get the real server.
  */
@@ -12,7 +12,7 @@ import type { Logger } from './log.ts';
 import { openDatabase, pingDatabase, type Database } from './db/orm.ts';
 import { loadContract } from './http/contract.ts';
 import { createHttpServer, type HttpServer } from './http/server.ts';
-import { applyPolicies, jsonBodyLimitsOf, mergeHandlers, OPERATION_POLICIES, preflightsOf } from './http/policies.ts';
+import { applyPolicies, jsonBodyLimitsOf, keyScopesOf, mergeHandlers, OPERATION_POLICIES, preflightsOf } from './policies.ts';
 import { classifyIssues } from './http/classify-issues.ts';
 import { createCatalogHandlers } from './catalog/catalog-handlers.ts';
 import { createSellerCallHandlers } from './sellers/seller-call.ts';
@@ -149,7 +149,7 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   // its data directory); last-used times are written in batches, not per request.
   const apiKeySecret = config.apiKeys.secret ?? loadOrCreateApiKeySecret(join(config.dataDir, 'api-key-secret'));
   const keyUsage = createKeyUsage({ orm, flushMs: config.apiKeys.usageFlushMs, log: log.child({ component: 'api-keys' }) });
-  const keys = createKeyAuth({ orm, secret: apiKeySecret, usage: keyUsage });
+  const keys = createKeyAuth({ orm, secret: apiKeySecret, usage: keyUsage, scopes: keyScopesOf(OPERATION_POLICIES) });
 
   const healthCheck = createHealthCheck({
     version: VERSION,

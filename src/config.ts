@@ -4,7 +4,7 @@
  * main prints that one line and exits.
  */
 import { CHAIN_IDS, PAYOUT_ONLY_CHAINS, PAYOUT_ONLY_USDC_ADDRESSES, type PayoutOnlyChain } from './chains/usdc-addresses.ts';
-import { parseTrustedProxies, type TrustedProxy } from './proxy/client-address.ts';
+import { parseTrustedProxies, type TrustedProxy } from './lib/client-address.ts';
 
 export type { PayoutOnlyChain };
 export type Profile = 'devnet' | 'production';

@@ -13,7 +13,9 @@ import { call, endpointInput, evmSigner, nowS, register, signedQuery, solanaSign
 import { bearer, issueKey, newKey, signedRevokeHeaders, TEST_API_KEY_SECRET } from './helpers/keys.ts';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { parse } from 'yaml';
-import { KEY_SCOPES } from '../src/accounts/with-api-key.ts';
+import { keyScopesOf, OPERATION_POLICIES } from '../src/policies.ts';
+
+const KEY_SCOPES = keyScopesOf(OPERATION_POLICIES);
 import { loadOrCreateApiKeySecret } from '../src/accounts/api-keys.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -201,7 +201,7 @@ test('the upstream is told the socket address: what a client writes in Forwarded
 });
 
 test('behind a trusted proxy the chain it wrote is kept and extended with it; an untrusted peer’s chain is not', async () => {
-  const { parseTrustedProxies } = await import('../src/proxy/client-address.ts');
+  const { parseTrustedProxies } = await import('../src/lib/client-address.ts');
   const trusted = { ...deps, trustedProxies: parseTrustedProxies('10.0.0.0/8, 2001:db8:1::/48') };
   await text((await forwardCall(trusted, await input('/ok', 'proxy', undefined, spoofed, '10.1.2.3'))).body);
   let got = seen.at(-1)!.headers;

@@ -1,7 +1,7 @@
 /**
  * API keys and the account, each operation wrapped in its wallet-signature check (action, where
  * it is carried, single use). Which take a Bearer key instead, or only one, is the policy
- * table's (http/policies.ts), applied in app.ts with with-api-key.ts.
+ * table's (src/policies.ts), applied in app.ts with with-api-key.ts.
  */
 import type { OperationId } from '../generated/operation-ids.ts';
 import type { Handler } from '../http/server.ts';

@@ -11,7 +11,7 @@
  *   money stays numeric/bigint from SQL to JSON (decimal strings), never a float.
  */
 import type { Sql } from '../db/orm.ts';
-import type { Scope } from './api-keys.ts';
+import type { Scope } from './scopes.ts';
 
 export interface ApiKeyRow {
   id: number;

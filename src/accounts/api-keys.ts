@@ -14,8 +14,7 @@ import type { Sql } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';
 import { findKeyByHash, type ApiKeyRow } from './account-store.ts';
 
-export const SCOPES = ['read', 'balance:read', 'endpoints:write', 'pay', 'payout:request'] as const;
-export type Scope = (typeof SCOPES)[number];
+import type { Scope } from './scopes.ts';
 
 export const KEY_PREFIX = 'pc_live_';
 /** 32 random bytes in base64url (no padding) are 43 characters. */

@@ -8,7 +8,8 @@ import { AppError } from '../http/app-error.ts';
 import type { Handler, RequestContext } from '../http/server.ts';
 import { walletKey } from '../http/wallet-signature.ts';
 import { findKeyById, insertKey, listKeys, revokeKey } from './account-store.ts';
-import { generateApiKey, hashApiKey, KEY_WARNING, keyJson, type Scope } from './api-keys.ts';
+import { generateApiKey, hashApiKey, KEY_WARNING, keyJson } from './api-keys.ts';
+import type { Scope } from './scopes.ts';
 import { walletMismatch } from './with-api-key.ts';
 
 export interface KeyHandlerDeps {

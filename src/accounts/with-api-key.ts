@@ -1,6 +1,6 @@
 /**
  * Bearer API keys as wrappers around handlers, hono-style. Which operation takes a key, with
- * which scope and how, is the table of operation policies (http/policies.ts), which app.ts
+ * which scope and how, is the table of operation policies (src/policies.ts), which app.ts
  * applies:
  *
  *   keys.required('listApiKeys', list);                                   // Bearer only
@@ -19,16 +19,12 @@ import { AppError } from '../http/app-error.ts';
 import type { Handler, RequestContext } from '../http/server.ts';
 import { walletKey } from '../http/wallet-signature.ts';
 import { bearerOf } from '../http/bearer.ts';
-import { keyScopesOf, OPERATION_POLICIES } from '../http/policies.ts';
-import { findLiveKey, type KeyIdentity, type Scope } from './api-keys.ts';
+import { findLiveKey, type KeyIdentity } from './api-keys.ts';
+import type { Scope } from './scopes.ts';
 import type { KeyUsage } from './key-usage.ts';
 
-/**
- * The scope a Bearer key needs per operation; `any`: every live key (a key revoking itself).
- * Read from the one table of operation policies (http/policies.ts); a test compares it with the
- * contract's `security`.
- */
-export const KEY_SCOPES: Partial<Record<OperationId, Scope | 'any'>> = keyScopesOf(OPERATION_POLICIES);
+/** The scope a Bearer key needs per operation; `any`: every live key (a key revoking itself). */
+export type KeyScopes = Partial<Record<OperationId, Scope | 'any'>>;
 export type KeyOperation = OperationId;
 
 export interface KeyAuthDeps {
@@ -36,6 +32,8 @@ export interface KeyAuthDeps {
   /** The HMAC secret keys are stored under. */
   secret: string;
   usage: KeyUsage;
+  /** Per operation, the scope its key needs: read from the policy table (src/policies.ts keyScopesOf) by app.ts. */
+  scopes: KeyScopes;
   now?: () => Date;
 }
 
@@ -52,9 +50,9 @@ export function createKeyAuth(deps: KeyAuthDeps) {
     const token = bearerOf(ctx.req);
     if (token === undefined) return null;
     const key = await findLiveKey(sqlOf(deps.orm), deps.secret, token, now());
-    const scope = KEY_SCOPES[op];
+    const scope = deps.scopes[op];
     // The policy table wraps only operations it gives a key policy; anything else is a wiring error.
-    if (scope === undefined) throw new Error(`${op} takes no API key (http/policies.ts)`);
+    if (scope === undefined) throw new Error(`${op} takes no API key (src/policies.ts)`);
     if (scope !== 'any' && !key.scopes.includes(scope)) {
       throw new AppError('insufficient_scope', 403, `This operation needs the scope ${scope}.`, { hint: `Issue a key with the scope ${scope} (POST /v1/keys).` });
     }

@@ -12,7 +12,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { ToolPool } from '../tools/tool-pool.ts';
 import { requestFingerprint } from '../payments/fingerprint.ts';
 import type { Payments } from '../payments/sellable.ts';
-import { saleRequestOf } from '../http/sale-request.ts';
+import { saleRequestOf } from './sale-request.ts';
 import type { BuiltinEndpoint } from './builtins.ts';
 import type { BazaarExtension } from './bazaar.ts';
 

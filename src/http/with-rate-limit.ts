@@ -7,7 +7,7 @@
  *   const withRateLimit = rateLimitWrapper({ limiter, metrics, proxyHops });
  *   handlers.addSellerEndpoint = withRateLimit('seller', byWallet, addEndpoint);
  *
- * Which operation counts against which bucket is the table of operation policies (policies.ts).
+ * Which operation counts against which bucket is the table of operation policies (src/policies.ts).
  *
  * Paid calls are never limited: a request carrying a payment proof (X-Payment,
  * PAYMENT-SIGNATURE or X-Session-Token) runs whatever its bucket's count, so nobody is

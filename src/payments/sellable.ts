@@ -5,7 +5,7 @@
  * exactly-once, the replay store, the ledger row with its take rate, fee and net, and the rule
  * that a seller is paid only for calls its upstream served.
  *
- * Nothing here is HTTP: a SaleRequest is what any caller can build (src/http/sale-request.ts
+ * Nothing here is HTTP: a SaleRequest is what any caller can build (src/catalog/sale-request.ts
  * builds it from an HTTP request; an MCP tools/call would build it from a payment in `_meta`),
  * and what `sell` returns is a status, headers and a buffered or streamed body. Failures are
  * AppErrors, the one thing payments shares with HTTP.

@@ -18,7 +18,7 @@ import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { AppError } from '../http/app-error.ts';
 import { contentDigest, type ForwardSigner } from './forward-signature.ts';
-import { CLIENT_ADDRESS_HEADERS, clientAddressHeaders, type TrustedProxy } from './client-address.ts';
+import { CLIENT_ADDRESS_HEADERS, clientAddressHeaders, type TrustedProxy } from '../lib/client-address.ts';
 import type { SpooledBody } from './spool-body.ts';
 
 /** RFC 9110 7.6.1: meaningful for one connection only. */

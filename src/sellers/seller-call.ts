@@ -20,7 +20,7 @@ import { sqlOf } from '../db/orm.ts';
 import { recordUpstreamOutcome, type LifecycleDeps } from './lifecycle.ts';
 import { requestFingerprintOfDigest } from '../payments/fingerprint.ts';
 import type { Payments } from '../payments/sellable.ts';
-import { saleRequestOf } from '../http/sale-request.ts';
+import { saleRequestOf } from '../catalog/sale-request.ts';
 import { requireChains } from '../payments/require-chains.ts';
 import { forwardCall, type ForwardAnswer, type ForwardDeps } from '../proxy/forward.ts';
 import { spoolBody } from '../proxy/spool-body.ts';

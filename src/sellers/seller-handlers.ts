@@ -2,7 +2,7 @@
  * The seller marketplace's operations, each wrapped in the wallet-signature check with its
  * action, where it carries the signature, and whether the signature is single-use. Whether a
  * Bearer API key may stand in for the signature, and the rate limits, are the policy table's
- * (http/policies.ts), applied in app.ts.
+ * (src/policies.ts), applied in app.ts.
  */
 import type { OperationId } from '../generated/operation-ids.ts';
 import type { PayoutChain } from '../chains/payout-sender.ts';

@@ -41,7 +41,7 @@ const payoutJson = (seller: Pick<SellerRow, 'wallet'>, p: PayoutRow) => ({
   created_at: Number(p.created_at),
 });
 
-/** The handler without authentication: the signature check (here) wraps it; a Bearer key with scope payout:request may stand in for it (http/policies.ts). */
+/** The handler without authentication: the signature check (here) wraps it; a Bearer key with scope payout:request may stand in for it (src/policies.ts). */
 export function requestPayoutHandler(deps: SettlementHandlerDeps): Handler {
   return async (ctx) => {
     const em = sqlOf(deps.orm);

@@ -1,11 +1,12 @@
 /**
- * An HTTP request as the payments port sees it (payments/sellable.ts): the proof from the
+ * The HTTP face of the payments port, for every paid HTTP operation (the built-ins here, the
+ * seller call in sellers/): an HTTP request as the port sees it (payments/sellable.ts): the proof from the
  * header it came in (X-PAYMENT first, then PAYMENT-SIGNATURE, then X-Session-Token; an empty
  * header is no proof), the buyer a `pay` API key named, and the request's id and logger.
  */
 import type { PaymentProof, SaleRequest } from '../payments/sellable.ts';
-import type { RequestContext } from './server.ts';
-import { walletKey } from './wallet-signature.ts';
+import type { RequestContext } from '../http/server.ts';
+import { walletKey } from '../http/wallet-signature.ts';
 
 const PROOF_HEADERS = [
   ['x-payment', 'x-payment'],

@@ -13,14 +13,14 @@
  * load balancers and crawlers poll them.
  */
 import type { IncomingMessage } from 'node:http';
-import type { KeyAuth } from '../accounts/with-api-key.ts';
-import type { Scope } from '../accounts/api-keys.ts';
-import type { RateLimitBucket } from '../config.ts';
-import type { OperationId } from '../generated/operation-ids.ts';
-import { refuseBearer } from './bearer.ts';
-import type { Handler } from './server.ts';
-import { byClientAddress, byWallet, type KeyOf, type WithRateLimit } from './with-rate-limit.ts';
-import { signedBy } from './with-seller-signature.ts';
+import type { KeyAuth } from './accounts/with-api-key.ts';
+import type { Scope } from './accounts/scopes.ts';
+import type { RateLimitBucket } from './config.ts';
+import type { OperationId } from './generated/operation-ids.ts';
+import { refuseBearer } from './http/bearer.ts';
+import type { Handler } from './http/server.ts';
+import { byClientAddress, byWallet, type KeyOf, type WithRateLimit } from './http/with-rate-limit.ts';
+import { signedBy } from './http/with-seller-signature.ts';
 
 export interface OperationPolicy {
   /** The wallet-signature action (SellerAction `action`) that authorises the operation. */
