@@ -33,7 +33,7 @@ try {
   throw e;
 }
 
-const logFormat = process.env.LOG_FORMAT ?? 'auto';
+const logFormat = process.env.LOG_FORMAT || 'auto';
 if (!['auto', 'json', 'human'].includes(logFormat)) {
   process.stderr.write(`paycall: configuration error: LOG_FORMAT must be auto, json or human\n`);
   process.exit(1);
