@@ -14,7 +14,7 @@
  * (a cell that wraps); a cell that wraps in the first column does the same when the other
  * cells of its row are empty.
  */
-import type { Fragment } from './page-layout.ts';
+import type { Fragment } from './text-types.ts';
 import type { Table } from './ruled-tables.ts';
 
 export interface AlignedTable extends Table {

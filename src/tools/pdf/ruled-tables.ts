@@ -4,7 +4,8 @@
  * full-width rules (booktabs style) with aligned cells between them.
  */
 import type { PdfPage } from './open-pdf.ts';
-import { applyMatrix, multiplyMatrix, type Frame, type Fragment, type TextRun } from './page-layout.ts';
+import { applyMatrix, multiplyMatrix, type Frame } from './geometry.ts';
+import type { Fragment, TextRun } from './text-types.ts';
 
 export interface Segment {
   x0: number;

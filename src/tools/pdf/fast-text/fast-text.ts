@@ -5,8 +5,9 @@
  * fully understands; for any other page (or document) it answers null and PDFium reads it,
  * so the output never depends on a guess. See docs/decisions.md ("pdf-text: two engines").
  */
-import { multiplyMatrix } from '../page-layout.ts';
-import { RunBuilder, isSpace, outsideView, type RawPageText } from '../text-runs.ts';
+import { multiplyMatrix } from '../geometry.ts';
+import { RunBuilder, isSpace, outsideView } from '../run-builder.ts';
+import type { RawPageText } from '../text-types.ts';
 import { loadFont, type FastFont } from './fonts.ts';
 import { Lexer, Op, PdfObjects, PdfStream, PdfString, Ref, Unsupported, type PdfDict, type PdfValue } from './pdf-objects.ts';
 
