@@ -338,6 +338,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     };
     let code: Fragment[] = [];
     let toc: Fragment[] = [];
+    // The page's first text: a bold title line there is the page's (a slide's) heading.
+    let firstText = true;
     const flushCode = () => {
       if (code.length) emit({ md: codeToMarkdown(code), kind: 'code', code: [code] });
       code = [];
@@ -374,7 +376,9 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
           continue;
         }
         flushCode();
-        const level = !it.note && seg.lines.length <= 3 ? (levelOf(seg.size) ?? numberedLevel(seg, it.bold)) : null;
+        let level = !it.note && seg.lines.length <= 3 ? (levelOf(seg.size) ?? numberedLevel(seg, it.bold)) : null;
+        if (level === null && firstText && !it.note && titleLike(seg, it.bold)) level = Math.min(3, Math.min(headingSizes.length, 2) + 1);
+        firstText = false;
         for (const p of blockToParts(seg, level, it.bold, vocab)) emit(it.note && p.kind === 'para' ? { ...p, kind: 'note' } : p);
       }
     }
@@ -384,6 +388,13 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   });
   const markdown = out.map((p) => (p.kind === 'code' ? p.md : fixSymbols(p.md))).join('\n\n') + '\n';
   return { markdown, pages: doc.numPages, page_count: doc.numPages };
+}
+
+/** A bold line or two that reads as a title: a few words, capitalised, no sentence punctuation to go on. */
+function titleLike(b: Block, bold: boolean): boolean {
+  if (!bold || b.lines.length > 2) return false;
+  const text = b.lines.map((l) => l.text).join(' ');
+  return text.length <= 100 && text.split(/\s+/).length >= 3 && /^\p{Lu}/u.test(text) && !/[:;,]$/.test(text) && !b.lines.some(isMonoFragment);
 }
 
 /**
