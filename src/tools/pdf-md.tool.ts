@@ -205,9 +205,9 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const visits = await mapPages(
     doc,
     (page, pageNumber): PageModel => {
-      const { frame, fragments } = readPageText(page);
+      const { frame, fragments, rules } = readPageText(page);
       for (const f of fragments) f.page = pageNumber;
-      const tables = fragments.length ? findTables(readRulings(page, frame), fragments) : [];
+      const tables = fragments.length ? findTables(readRulings(page, frame, rules), fragments) : [];
       return { frameHeight: frame.height, fragments, tables };
     },
     onProgress,

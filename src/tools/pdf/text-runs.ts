@@ -13,10 +13,10 @@ const quarterOf = (dx: number, dy: number): 0 | 1 | 2 | 3 => {
 };
 
 /** Places the runs in the page's reading frame and groups them into fragments. */
-export function layoutRuns({ runs: raw, viewBox, rotate }: RawPageText): PageText {
+export function layoutRuns({ runs: raw, viewBox, rotate, rules }: RawPageText): PageText {
   const view = displayTransform(viewBox, rotate);
   const vt = view.transform;
-  if (!raw.length) return { frame: makeFrame(view.width, view.height, 0, vt), fragments: [] };
+  if (!raw.length) return { frame: makeFrame(view.width, view.height, 0, vt), fragments: [], rules };
   // The dominant direction on the display decides the reading frame.
   const weight = [0, 0, 0, 0];
   const quarters = raw.map((r) => {
@@ -46,5 +46,5 @@ export function layoutRuns({ runs: raw, viewBox, rotate }: RawPageText): PageTex
       fontId: r.fontId,
     };
   });
-  return { frame, fragments: buildFragments(runs) };
+  return { frame, fragments: buildFragments(runs), rules };
 }

@@ -34,11 +34,19 @@ export interface RawPageText {
   /** The page's box as shown (crop box within the media box), PDF user space. */
   viewBox: [number, number, number, number];
   rotate: 0 | 1 | 2 | 3;
+  /** The page's painted lines, when the reader collected them (the fast reader does). */
+  rules?: RawRules;
 }
 
-/** Within one text object, a jump wider than this many font sizes starts another run (a column or a cell). */
-const RUN_GAP = 0.8;
-/** A gap wider than this many font sizes between two characters of a run is a word space (pdf.js used 0.102). */
+/**
+ * What ruled tables need of a page's paths, in PDF user space: each stroked straight segment
+ * (x0, y0, x1, y1 in turn) and the box of each path that is only filled (minX, minY, maxX, maxY).
+ */
+export interface RawRules {
+  strokes: number[];
+  fills: number[];
+}
+
 /** A run of characters of one text object on one line, positioned in the reading frame. */
 export interface TextRun {
   text: string;
@@ -65,4 +73,6 @@ export interface Fragment extends TextRun {
 export interface PageText {
   frame: Frame;
   fragments: Fragment[];
+  /** The page's painted lines in user space, when its reader collected them. */
+  rules?: RawRules;
 }
