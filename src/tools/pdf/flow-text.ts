@@ -75,7 +75,17 @@ export class Vocabulary {
 }
 
 /** The last word of a line when it ends with a hyphen after a letter (the whole token: "state-of-"). */
-const HYPHEN_END = /(?:^|\s)[^\s\p{L}]*(\S*\p{L})-$/u;
+const HYPHEN_TOKEN = /^[^\s\p{L}]*(\S*\p{L})-$/u;
+/**
+ * HYPHEN_TOKEN on the last token of the paragraph so far: a regular expression anchored at
+ * the end would still try every start in the paragraph, once per line joined.
+ */
+const hyphenEnd = (acc: string): RegExpExecArray | null => {
+  if (!acc.endsWith('-')) return null;
+  let i = acc.length - 1;
+  while (i >= 0 && !/\s/.test(acc[i])) i--;
+  return HYPHEN_TOKEN.exec(acc.slice(i + 1));
+};
 const WORD_START = /^(\p{Ll}[\p{L}]*)/u;
 /** A capitalised word after a line-end hyphen: "Font-" + "Properties". */
 const CAPITAL_START = /^(\p{Lu}[\p{L}]*)/u;
@@ -90,7 +100,7 @@ export function joinLines(lines: string[], vocab: Vocabulary): string {
       acc = l;
       continue;
     }
-    const head = HYPHEN_END.exec(acc);
+    const head = hyphenEnd(acc);
     const tail = WORD_START.exec(l);
     if (head && tail) {
       acc = vocab.joinsHyphen(head[1], tail[1]) ? acc.slice(0, -1) + l : acc + l;
