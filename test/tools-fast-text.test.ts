@@ -11,6 +11,8 @@ import { PDFDocument } from 'pdf-lib';
 import { openFastText } from '../src/tools/pdf/fast-text/fast-text.ts';
 import { parseToUnicode } from '../src/tools/pdf/fast-text/fonts.ts';
 import { openPdf } from '../src/tools/pdf/open-pdf.ts';
+import { readPageText } from '../src/tools/pdf/page-layout.ts';
+import { readRulings } from '../src/tools/pdf/ruled-tables.ts';
 import { pdfText } from '../src/tools/pdf-text.tool.ts';
 import { runTool } from '../src/tools/run-tool.ts';
 import { corpusDocuments, wordAgreement } from './fixtures/corpus-fixtures.ts';
@@ -154,6 +156,38 @@ describe('fast text reader: same text as PDFium', () => {
     const text = await assertSameAsPdfium(Buffer.concat([base, Buffer.from(update + tail, 'latin1')]));
     assert.match(text, /New text/);
     assert.doesNotMatch(text, /Old text/);
+  });
+});
+
+describe('fast text reader: painted lines for ruled tables', () => {
+  it('collects the same rulings as PDFium\'s page objects, on every page of the real documents', async () => {
+    let compared = 0;
+    for (const d of corpusDocuments()) {
+      const doc = await openPdf(new Uint8Array(d.pdf));
+      try {
+        for (let n = 1; n <= doc.numPages; n++) {
+          const page = doc.getPage(n);
+          const { frame, rules } = readPageText(page);
+          if (rules) {
+            // PDFium keeps coordinates as 32-bit floats: a tenth of a point apart is the same line.
+            const fast = readRulings(page, frame, rules);
+            const pdfium = readRulings(page, frame);
+            assert.equal(fast.length, pdfium.length, `${d.name} page ${n}: as many rulings`);
+            const unmatched = [...pdfium];
+            for (const r of fast) {
+              const k = unmatched.findIndex((q) => Math.abs(q.x0 - r.x0) + Math.abs(q.y0 - r.y0) + Math.abs(q.x1 - r.x1) + Math.abs(q.y1 - r.y1) < 0.4);
+              assert.ok(k >= 0, `${d.name} page ${n}: ${JSON.stringify(r)} is one of PDFium's rulings`);
+              unmatched.splice(k, 1);
+            }
+            compared += pdfium.length;
+          }
+          page.close();
+        }
+      } finally {
+        doc.destroy();
+      }
+    }
+    assert.ok(compared > 100, `${compared} rulings compared`);
   });
 });
 

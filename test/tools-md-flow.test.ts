@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixSymbols, joinLines, Vocabulary } from '../src/tools/pdf/flow-text.ts';
 import { findAlignedTables } from '../src/tools/pdf/aligned-tables.ts';
+import { buildFragments } from '../src/tools/pdf/fragments.ts';
+import type { TextRun } from '../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../src/tools/pdf/page-furniture.ts';
 import type { Fragment } from '../src/tools/pdf/page-layout.ts';
 
@@ -31,6 +33,36 @@ describe('line joining', () => {
   it('leaves a dash before a capital and a soft hyphen joins', () => {
     assert.equal(joinLines(['ASN.1 -', 'Version'], vocabOf()), 'ASN.1 - Version');
     assert.equal(joinLines(['hyphen\u00ad', 'ation'], vocabOf()), 'hyphenation');
+  });
+});
+
+describe('line joining after prefixes and before capitals', () => {
+  it('joins a word broken after a weak prefix unless the rest is a word of the document', () => {
+    // "mitted" opens a line of the document (the tail of another break): it is no word of its own.
+    assert.equal(joinLines(['once it has been sub-', 'mitted. This'], vocabOf('the form was com-', 'mitted to the archive')), 'once it has been submitted. This');
+    assert.equal(joinLines(['a sub-', 'class of it'], vocabOf('each class has a name')), 'a sub-class of it');
+  });
+  it('joins before a capital only where the document writes the joined word, and never leaves a space', () => {
+    assert.equal(joinLines(['defined as Font-', 'Properties; numeric'], vocabOf('all FontProperties are listed')), 'defined as FontProperties; numeric');
+    assert.equal(joinLines(['the Anglo-', 'Saxon world'], vocabOf()), 'the Anglo-Saxon world');
+  });
+});
+
+describe('superscripts and subscripts', () => {
+  const run = (text: string, x0: number, x1: number, baseline: number, size = 10): TextRun => ({ text, x0, x1, baseline, top: baseline - 0.8 * size, bottom: baseline + 0.2 * size, size, fontId: 'Times' });
+  it('a footnote mark raised above its line stays in that line instead of cutting the paragraph', () => {
+    const frags = buildFragments([
+      run('by trapping it into a whispering gallery', 0, 200, 100),
+      run('mode (WGM)', 0, 52, 112),
+      run('4', 52.2, 55.5, 107.8, 7),
+      run('of a polystyrene micro-sphere', 58, 200, 112),
+    ]);
+    assert.deepEqual(frags.map((f) => f.text), ['by trapping it into a whispering gallery', 'mode (WGM)4 of a polystyrene micro-sphere']);
+    assert.equal(frags[1].baseline, 112, 'the mark does not move the line');
+  });
+  it('a mark that opens a footnote is a word of its own', () => {
+    const frags = buildFragments([run('4', 0, 3.5, 196, 6), run('WGM occur at particular wavelengths', 4, 160, 200, 8)]);
+    assert.deepEqual(frags.map((f) => f.text), ['4 WGM occur at particular wavelengths']);
   });
 });
 

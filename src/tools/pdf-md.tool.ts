@@ -30,12 +30,12 @@ export interface PdfMdOptions {
   pageAnchors?: boolean;
 }
 
-type PageItem = { kind: 'text'; block: Block; bold: boolean } | { kind: 'table'; table: Table };
+type PageItem = { kind: 'text'; block: Block; bold: boolean; note?: boolean } | { kind: 'table'; table: Table };
 
 /** One rendered piece of a page, with what the page-to-page joining needs to know. */
 interface Part {
   md: string;
-  kind: 'para' | 'heading' | 'list' | 'code' | 'table' | 'toc' | 'other';
+  kind: 'para' | 'heading' | 'list' | 'code' | 'table' | 'toc' | 'note' | 'other';
   /** For code: the fragments, so a listing cut by a page break stays one block. */
   code?: Fragment[][];
 }
@@ -205,9 +205,9 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const visits = await mapPages(
     doc,
     (page, pageNumber): PageModel => {
-      const { frame, fragments } = readPageText(page);
+      const { frame, fragments, rules } = readPageText(page);
       for (const f of fragments) f.page = pageNumber;
-      const tables = fragments.length ? findTables(readRulings(page, frame), fragments) : [];
+      const tables = fragments.length ? findTables(readRulings(page, frame, rules), fragments) : [];
       return { frameHeight: frame.height, fragments, tables };
     },
     onProgress,
@@ -237,7 +237,9 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     const inAligned = new Set(aligned.flatMap((t) => t.fragments));
     const outside = kept.filter((f) => !inRuled(f));
     const tables: Table[] = [...ruled, ...aligned.map(({ fragments: _, ...t }) => t)];
-    const fragments = outside.filter((f) => !inAligned.has(f));
+    const inText = outside.filter((f) => !inAligned.has(f));
+    const notes = footnotesOf(inText, bodySize, v.value.frameHeight);
+    const fragments = notes.size ? inText.filter((f) => !notes.has(f)) : inText;
     type Placed = Box & ({ fragment: Fragment } | { table: Table });
     const placed: Placed[] = [
       ...fragments.map((f) => ({ ...pick(f), fragment: f })),
@@ -256,6 +258,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       } else run.push(p.fragment);
     }
     flush();
+    // Footnotes go after the page's text, so a paragraph that runs past them stays whole.
+    if (notes.size) for (const block of buildBlocks(readingOrder([...notes]))) items.push({ kind: 'text', block, bold: false, note: true });
     return items;
   });
 
@@ -289,9 +293,16 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
 
   const out: Part[] = [];
   const push = (part: Part, pageStart: string | null) => {
-    const prev = out[out.length - 1];
+    // Footnotes stand after their page's text: a paragraph that goes on past them joins the
+    // paragraph before them.
+    let prev = out[out.length - 1];
+    if (part.kind === 'para' && prev?.kind === 'note') {
+      const before = out.findLast((p) => p.kind !== 'note' && !(p.kind === 'other' && p.md.startsWith('<!-- page')));
+      if (before?.kind === 'para') prev = before;
+    }
     // A paragraph cut by a column or page break: no sentence end before, lower case after.
     if (prev && prev.kind === 'para' && part.kind === 'para' && !/[.!?:;]["”’)\]]?$/.test(prev.md) && /^[a-z(]/.test(part.md)) {
+      if (prev !== out[out.length - 1]) pageStart = null;
       const joined = joinLines([prev.md, part.md], vocab);
       if (pageStart) {
         // The anchor goes where the page begins: at the joining space, or after a word the break hyphenated.
@@ -327,6 +338,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     };
     let code: Fragment[] = [];
     let toc: Fragment[] = [];
+    // The page's first text: a bold title line there is the page's (a slide's) heading.
+    let firstText = true;
     const flushCode = () => {
       if (code.length) emit({ md: codeToMarkdown(code), kind: 'code', code: [code] });
       code = [];
@@ -363,8 +376,10 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
           continue;
         }
         flushCode();
-        const level = seg.lines.length <= 3 ? (levelOf(seg.size) ?? numberedLevel(seg, it.bold)) : null;
-        for (const p of blockToParts(seg, level, it.bold, vocab)) emit(p);
+        let level = !it.note && seg.lines.length <= 3 ? (levelOf(seg.size) ?? numberedLevel(seg, it.bold)) : null;
+        if (level === null && firstText && !it.note && titleLike(seg, it.bold)) level = Math.min(3, Math.min(headingSizes.length, 2) + 1);
+        firstText = false;
+        for (const p of blockToParts(seg, level, it.bold, vocab)) emit(it.note && p.kind === 'para' ? { ...p, kind: 'note' } : p);
       }
     }
     flushCode();
@@ -373,6 +388,26 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   });
   const markdown = out.map((p) => (p.kind === 'code' ? p.md : fixSymbols(p.md))).join('\n\n') + '\n';
   return { markdown, pages: doc.numPages, page_count: doc.numPages };
+}
+
+/** A bold line or two that reads as a title: a few words, capitalised, no sentence punctuation to go on. */
+function titleLike(b: Block, bold: boolean): boolean {
+  if (!bold || b.lines.length > 2) return false;
+  const text = b.lines.map((l) => l.text).join(' ');
+  return text.length <= 100 && text.split(/\s+/).length >= 3 && /^\p{Lu}/u.test(text) && !/[:;,]$/.test(text) && !b.lines.some(isMonoFragment);
+}
+
+/**
+ * Footnotes of a page: small text (below body size) in the lower part of the page with no
+ * body text under it in its column. They are read after the page's text.
+ */
+function footnotesOf(fragments: Fragment[], bodySize: number, height: number): Set<Fragment> {
+  const notes = new Set<Fragment>();
+  const small = fragments.filter((f) => f.size <= 0.85 * bodySize && f.top > 0.55 * height);
+  if (!small.length) return notes;
+  const body = fragments.filter((f) => f.size >= 0.95 * bodySize);
+  for (const f of small) if (!body.some((b) => b.top > f.top && b.x0 < f.x1 && f.x0 < b.x1)) notes.add(f);
+  return notes;
 }
 
 const pick = (f: Fragment): Box => ({ x0: f.x0, x1: f.x1, top: f.top, bottom: f.bottom, baseline: f.baseline, size: f.size });

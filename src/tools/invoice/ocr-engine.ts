@@ -10,7 +10,7 @@ import Tesseract from 'tesseract.js';
 
 const { createWorker, OEM, PSM } = Tesseract;
 type TesseractWorker = Tesseract.Worker;
-import type { TextRun } from '../pdf/page-layout.ts';
+import type { TextRun } from '../pdf/text-types.ts';
 
 export interface OcrWord {
   text: string;

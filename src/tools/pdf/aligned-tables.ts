@@ -14,7 +14,7 @@
  * (a cell that wraps); a cell that wraps in the first column does the same when the other
  * cells of its row are empty.
  */
-import type { Fragment } from './page-layout.ts';
+import type { Fragment } from './text-types.ts';
 import type { Table } from './ruled-tables.ts';
 
 export interface AlignedTable extends Table {
@@ -107,6 +107,21 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       if (real.filter((c) => median(c.map((f) => f.x1 - f.x0)) >= 10 * bodySize).length >= 2) return false;
       // A list whose markers stand apart.
       if (cells[0].length && cells[0].every((f) => MARKER.test(f.text.trim()))) return false;
+      // Two columns of running text with a listing in one of them (a two-column page): just
+      // above or below the rows, both columns go on with long lines. A table's long column
+      // starts and ends with the table, and the text around a table spans its width.
+      for (let k = 1; k < columns.length; k++) {
+        if (!cells[k].length || median(cells[k].map((f) => f.x1 - f.x0)) < 10 * bodySize) continue;
+        const x0 = Math.min(...cells[k].map((f) => f.x0));
+        const x1 = Math.max(...cells[k].map((f) => f.x1));
+        const long = (f: Fragment) => f.x1 - f.x0 >= 10 * bodySize;
+        const goesOn = (row: Row | undefined, near: Row) =>
+          row !== undefined &&
+          Math.abs(row.baseline - near.baseline) <= 2.6 * Math.max(row.size, near.size) &&
+          row.fragments.some((f) => long(f) && f.x1 < x0) &&
+          row.fragments.some((f) => long(f) && Math.min(f.x1, x1) - Math.max(f.x0, x0) >= 0.5 * (f.x1 - f.x0));
+        if (goesOn(rows[i - 1], run[0]) || goesOn(rows[i + run.length], run[run.length - 1])) return false;
+      }
       return true;
     })();
     if (!accept) {

@@ -14,12 +14,23 @@
 /** Prefixes that, before a line-end hyphen, usually start a compound ("self-", "non-"). */
 const COMPOUND_PREFIXES = new Set([
   'self', 'non', 'well', 'multi', 'cross', 'high', 'low', 'long', 'short', 'built', 'user', 'real', 'read', 'write',
-  'one', 'two', 'three', 'four', 'first', 'second', 'third', 'half', 'full', 'end', 'all', 'co', 'ex', 'semi', 'quasi', 'pseudo',
-  'x', 'e', 'run', 'plug', 'sub', 'pre', 'post', 'inter', 'intra', 'anti', 'de', 're',
+  'one', 'two', 'three', 'four', 'first', 'second', 'third', 'half', 'full', 'all', 'semi', 'quasi', 'pseudo',
+  'plug', 'intra', 'anti',
 ]);
+/**
+ * Prefixes that start compounds ("re-use", "sub-class", "e-mail") but also begin plain words a
+ * typesetter hyphenates after them ("sub-mitted", "re-ceive", "de-fined", "pre-sented"): the
+ * hyphen stays only when what follows is a word of the document by itself.
+ */
+const WEAK_PREFIXES = new Set(['co', 'ex', 'x', 'e', 'end', 'run', 'sub', 'pre', 'post', 'inter', 're', 'de']);
 
 export class Vocabulary {
   private words = new Set<string>();
+  /**
+   * Words seen other than first on a line: a line's first word may be the tail of a word
+   * broken at the line before ("mitted" of "sub-mitted"), which says nothing of the language.
+   */
+  private inner = new Set<string>();
   private compounds = new Set<string>();
   /** First parts of the compounds ("micro" of "micro-cavity"). */
   private heads = new Set<string>();
@@ -35,7 +46,10 @@ export class Vocabulary {
         this.compounds.add(t);
         this.heads.add(t.slice(0, t.indexOf('-')));
         for (const part of t.split('-')) if (part) this.words.add(part);
-      } else this.words.add(t);
+      } else {
+        this.words.add(t);
+        if (i > 0) this.inner.add(t);
+      }
     }
   }
 
@@ -46,15 +60,35 @@ export class Vocabulary {
     // A compound already ("state-of-") continues as one.
     if (h.includes('-')) return false;
     if (this.words.has(h + t)) return true;
-    if (this.compounds.has(`${h}-${t}`) || this.heads.has(h)) return false;
+    if (this.compounds.has(`${h}-${t}`)) return false;
+    // A short first part ("in-" of "in-text") heads compounds and plain words alike ("in-corporates").
+    if (this.heads.has(h) && (h.length >= 4 || this.inner.has(t))) return false;
     if (COMPOUND_PREFIXES.has(h)) return false;
+    if (WEAK_PREFIXES.has(h)) return !this.inner.has(t);
     return true;
+  }
+
+  /** Whether the document writes this word (any case) somewhere. */
+  has(word: string): boolean {
+    return this.words.has(word.toLowerCase());
   }
 }
 
 /** The last word of a line when it ends with a hyphen after a letter (the whole token: "state-of-"). */
-const HYPHEN_END = /(?:^|\s)[^\s\p{L}]*(\S*\p{L})-$/u;
+const HYPHEN_TOKEN = /^[^\s\p{L}]*(\S*\p{L})-$/u;
+/**
+ * HYPHEN_TOKEN on the last token of the paragraph so far: a regular expression anchored at
+ * the end would still try every start in the paragraph, once per line joined.
+ */
+const hyphenEnd = (acc: string): RegExpExecArray | null => {
+  if (!acc.endsWith('-')) return null;
+  let i = acc.length - 1;
+  while (i >= 0 && !/\s/.test(acc[i])) i--;
+  return HYPHEN_TOKEN.exec(acc.slice(i + 1));
+};
 const WORD_START = /^(\p{Ll}[\p{L}]*)/u;
+/** A capitalised word after a line-end hyphen: "Font-" + "Properties". */
+const CAPITAL_START = /^(\p{Lu}[\p{L}]*)/u;
 
 /** Joins the printed lines of one paragraph into one line. */
 export function joinLines(lines: string[], vocab: Vocabulary): string {
@@ -66,10 +100,17 @@ export function joinLines(lines: string[], vocab: Vocabulary): string {
       acc = l;
       continue;
     }
-    const head = HYPHEN_END.exec(acc);
+    const head = hyphenEnd(acc);
     const tail = WORD_START.exec(l);
     if (head && tail) {
       acc = vocab.joinsHyphen(head[1], tail[1]) ? acc.slice(0, -1) + l : acc + l;
+      continue;
+    }
+    // Before a capital the hyphen goes only where the document writes the joined word
+    // ("FontProperties"); it stays in a compound of names ("Anglo-Saxon"); no space either way.
+    const capital = head ? CAPITAL_START.exec(l) : null;
+    if (head && capital) {
+      acc = vocab.has(head[1] + capital[1]) ? acc.slice(0, -1) + l : acc + l;
       continue;
     }
     // A soft hyphen at a line end is a break opportunity the typesetter took: the word goes on.

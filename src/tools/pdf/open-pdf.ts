@@ -6,7 +6,7 @@
 import { AppError } from '../../http/app-error.ts';
 import { openFastText, type FastTextDocument } from './fast-text/fast-text.ts';
 import { discardPdfium, isPdfiumCrash, loadPdfium, type Pdfium } from './pdfium-module.ts';
-import type { RawPageText } from './text-runs.ts';
+import type { RawPageText } from './text-types.ts';
 
 const ascii = (bytes: Uint8Array, start: number, end: number): string => {
   let s = '';

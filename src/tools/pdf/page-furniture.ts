@@ -13,7 +13,7 @@
  * The gap test keeps the first and last body lines, which also sit at the same place on
  * every page but follow the text at normal line spacing.
  */
-import type { Fragment } from './page-layout.ts';
+import type { Fragment } from './text-types.ts';
 
 export interface FurniturePage {
   /** Height of the reading frame (points). */

@@ -5,7 +5,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import type { PdfPage } from './open-pdf.ts';
-import { displayTransform } from './page-layout.ts';
+import { displayTransform } from './geometry.ts';
 
 /** fpdfview.h render flags. */
 const FPDF_ANNOT = 0x01;

@@ -4,7 +4,8 @@
  * full-width rules (booktabs style) with aligned cells between them.
  */
 import type { PdfPage } from './open-pdf.ts';
-import { applyMatrix, multiplyMatrix, type Frame, type Fragment, type TextRun } from './page-layout.ts';
+import { applyMatrix, multiplyMatrix, type Frame } from './geometry.ts';
+import type { Fragment, RawRules, TextRun } from './text-types.ts';
 
 export interface Segment {
   x0: number;
@@ -13,14 +14,42 @@ export interface Segment {
   y1: number;
 }
 
+/** Rulings from the paths a text reader collected (user space), as readRulings finds them with PDFium. */
+function rulingsOf(rules: RawRules, frame: Frame): Segment[] {
+  const segments: Segment[] = [];
+  const toFrame = (px: number, py: number): [number, number] => frame.toFrame(...applyMatrix(frame.viewportTransform, px, py));
+  const push = (ax: number, ay: number, bx: number, by: number) => {
+    const [x0, y0] = toFrame(ax, ay);
+    const [x1, y1] = toFrame(bx, by);
+    segments.push({ x0: Math.min(x0, x1), y0: Math.min(y0, y1), x1: Math.max(x0, x1), y1: Math.max(y0, y1) });
+  };
+  const { strokes, fills } = rules;
+  for (let i = 0; i + 3 < strokes.length; i += 4) push(strokes[i], strokes[i + 1], strokes[i + 2], strokes[i + 3]);
+  for (let i = 0; i + 3 < fills.length; i += 4) {
+    const [minX, minY, maxX, maxY] = [fills[i], fills[i + 1], fills[i + 2], fills[i + 3]];
+    const [ax, ay] = toFrame(minX, minY);
+    const [bx, by] = toFrame(maxX, maxY);
+    const w = Math.abs(bx - ax);
+    const h = Math.abs(by - ay);
+    if (h <= 2.5 && w > 10) push(minX, (minY + maxY) / 2, maxX, (minY + maxY) / 2);
+    else if (w <= 2.5 && h > 10) push((minX + maxX) / 2, minY, (minX + maxX) / 2, maxY);
+  }
+  return segments;
+}
+
 /** fpdf_edit.h constants. */
 const OBJ = { PATH: 2, FORM: 5 } as const;
 const SEGMENT = { LINETO: 0, BEZIERTO: 1, MOVETO: 2 } as const;
 /** Nested forms deeper than this are not searched for rules (a table is never that deep). */
 const MAX_FORM_DEPTH = 8;
 
-/** Straight horizontal and vertical strokes of the page (and thin filled bars), in its reading frame. */
-export function readRulings(page: PdfPage, frame: Frame): Segment[] {
+/**
+ * Straight horizontal and vertical strokes of the page (and thin filled bars), in its reading
+ * frame: from the paths its text reader collected when it did (no PDFium page to load), else
+ * from PDFium's page objects.
+ */
+export function readRulings(page: PdfPage, frame: Frame, rules?: RawRules): Segment[] {
+  if (rules) return rulingsOf(rules, frame);
   const { pdfium } = page;
   const { x } = pdfium;
   const segments: Segment[] = [];

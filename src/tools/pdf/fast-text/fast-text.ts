@@ -5,8 +5,9 @@
  * fully understands; for any other page (or document) it answers null and PDFium reads it,
  * so the output never depends on a guess. See docs/decisions.md ("pdf-text: two engines").
  */
-import { multiplyMatrix } from '../page-layout.ts';
-import { RunBuilder, isSpace, outsideView, type RawPageText } from '../text-runs.ts';
+import { multiplyMatrix } from '../geometry.ts';
+import { RunBuilder, isSpace, outsideView } from '../run-builder.ts';
+import type { RawPageText, RawRules } from '../text-types.ts';
 import { loadFont, type FastFont } from './fonts.ts';
 import { Lexer, Op, PdfObjects, PdfStream, PdfString, Ref, Unsupported, type PdfDict, type PdfValue } from './pdf-objects.ts';
 
@@ -136,6 +137,8 @@ interface GraphicsState {
 function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupported>, page: PageInfo): RawPageText {
   const builder = new RunBuilder();
   const { viewBox } = page;
+  // Painted lines for ruled tables, so PDFium need not load the page for them.
+  const rules: RawRules = { strokes: [], fills: [] };
   let objectId = 0;
   let operators = 0;
 
@@ -165,6 +168,49 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
     let tm: Matrix = [1, 0, 0, 1, 0, 0];
     let tlm: Matrix = [1, 0, 0, 1, 0, 0];
     const operands: PdfValue[] = [];
+    // The path under construction, in user space: its straight segments and the box of its points.
+    const segs: number[] = [];
+    let cx = 0;
+    let cy = 0;
+    let sx = 0;
+    let sy = 0;
+    let minX = Infinity;
+    let minY = Infinity;
+    let maxX = -Infinity;
+    let maxY = -Infinity;
+    const point = (px: number, py: number): [number, number] => {
+      const m = gs.ctm;
+      const ux = m[0] * px + m[2] * py + m[4];
+      const uy = m[1] * px + m[3] * py + m[5];
+      if (ux < minX) minX = ux;
+      if (ux > maxX) maxX = ux;
+      if (uy < minY) minY = uy;
+      if (uy > maxY) maxY = uy;
+      return [ux, uy];
+    };
+    const moveTo = (px: number, py: number) => {
+      [cx, cy] = point(px, py);
+      sx = cx;
+      sy = cy;
+    };
+    const lineTo = (px: number, py: number) => {
+      const [ux, uy] = point(px, py);
+      segs.push(cx, cy, ux, uy);
+      cx = ux;
+      cy = uy;
+    };
+    const closePath = () => {
+      segs.push(cx, cy, sx, sy);
+      cx = sx;
+      cy = sy;
+    };
+    const paint = (stroke: boolean, fill: boolean) => {
+      if (stroke) for (let i = 0; i < segs.length; i++) rules.strokes.push(segs[i]);
+      else if (fill && minX <= maxX) rules.fills.push(minX, minY, maxX, maxY);
+      segs.length = 0;
+      minX = minY = Infinity;
+      maxX = maxY = -Infinity;
+    };
 
     const num = (i: number): number => {
       const v = operands[operands.length - i];
@@ -343,6 +389,58 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
           }
           break;
         }
+        case 'm':
+          moveTo(num(2), num(1));
+          break;
+        case 'l':
+          lineTo(num(2), num(1));
+          break;
+        case 'c':
+          point(num(6), num(5));
+          point(num(4), num(3));
+          [cx, cy] = point(num(2), num(1));
+          break;
+        case 'v':
+        case 'y':
+          point(num(4), num(3));
+          [cx, cy] = point(num(2), num(1));
+          break;
+        case 'h':
+          closePath();
+          break;
+        case 're': {
+          const [rx, ry, rw, rh] = [num(4), num(3), num(2), num(1)];
+          moveTo(rx, ry);
+          lineTo(rx + rw, ry);
+          lineTo(rx + rw, ry + rh);
+          lineTo(rx, ry + rh);
+          closePath();
+          break;
+        }
+        case 'S':
+          paint(true, false);
+          break;
+        case 's':
+          closePath();
+          paint(true, false);
+          break;
+        case 'f':
+        case 'F':
+        case 'f*':
+          paint(false, true);
+          break;
+        case 'B':
+        case 'B*':
+          paint(true, true);
+          break;
+        case 'b':
+        case 'b*':
+          closePath();
+          paint(true, true);
+          break;
+        case 'n':
+          paint(false, false);
+          break;
         case 'BI':
           skipInlineImage(lex);
           break;
@@ -356,7 +454,7 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
   };
 
   run(pageContent(objects, page.dict), page.resources, [1, 0, 0, 1, 0, 0], 0);
-  return { runs: builder.finish(), viewBox: page.viewBox, rotate: page.rotate };
+  return { runs: builder.finish(), viewBox: page.viewBox, rotate: page.rotate, rules };
 }
 
 /** Skips an inline image (BI … ID <binary> EI): its data is not PDF syntax. */

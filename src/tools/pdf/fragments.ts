@@ -1,0 +1,152 @@
+/**
+ * Runs -> fragments: runs on one baseline with no wide gap between them, a line of a
+ * paragraph or a table cell.
+ */
+import type { Fragment, TextRun } from './text-types.ts';
+
+export const median = (values: number[]): number => {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+export const dominantBy = <T>(runs: TextRun[], key: (r: TextRun) => T): T => {
+  const counts = new Map<T, number>();
+  for (const r of runs) counts.set(key(r), (counts.get(key(r)) ?? 0) + r.text.length);
+  let best = key(runs[0]);
+  let bestN = -1;
+  for (const [k, n] of counts) if (n > bestN) [best, bestN] = [k, n];
+  return best;
+};
+
+export function makeFragment(runs: TextRun[]): Fragment {
+  // Most fragments are one run (a line set in one text object): the general case below
+  // reduced to it, without its arrays and maps.
+  if (runs.length === 1) {
+    const r = runs[0];
+    const size = Math.round((Math.round(r.size * 10) / 10) * 10) / 10;
+    return { runs, text: r.text.replace(/\s+/g, ' ').trim(), x0: r.x0, x1: r.x1, baseline: r.baseline, top: r.top, bottom: r.bottom, size, fontId: r.fontId };
+  }
+  let text = '';
+  let prev: TextRun | null = null;
+  let maxSize = 0;
+  for (const r of runs) if (r.size > maxSize) maxSize = r.size;
+  const baseline = median(runs.filter((r) => r.size >= SCRIPT_SIZE * maxSize).map((r) => r.baseline));
+  const isScript = (r: TextRun) => r.size < SCRIPT_SIZE * maxSize || Math.abs(r.baseline - baseline) > 0.15 * maxSize;
+  // A mark set well off the line (an accent, a footnote number), not a glyph a font draws a little high.
+  const isMark = (r: TextRun) => r.size < SCRIPT_SIZE * maxSize || Math.abs(r.baseline - baseline) > 0.3 * maxSize;
+  // The last run on the line's own baseline: after a script, the word space is measured from it.
+  let lastNormal: TextRun | null = null;
+  for (const r of runs) {
+    if (prev) {
+      const gap = r.x0 - prev.x1;
+      const space = 0.15 * Math.min(prev.size, r.size);
+      // A raised mark that opens a line is a footnote's number: a word of its own ("4 WGM occur").
+      const leadingMark = prev === runs[0] && prev.size < SCRIPT_SIZE * r.size && prev.baseline < r.baseline - 0.2 * r.size && gap > -0.05 * r.size;
+      // After a script not kerned into the next letter, the gap from the text before it counts.
+      const afterScript = lastNormal !== null && prev !== lastNormal && isMark(prev) && !isScript(r) && gap >= 0 && r.x0 - lastNormal.x1 > space;
+      const needsSpace = (leadingMark || afterScript || gap > space) && !/\s$/.test(text) && !/^\s/.test(r.text);
+      if (needsSpace) text += ' ';
+    }
+    text += r.text;
+    prev = r;
+    if (!isScript(r)) lastNormal = r;
+  }
+  return {
+    runs,
+    text: text.replace(/\s+/g, ' ').trim(),
+    x0: Math.min(...runs.map((r) => r.x0)),
+    x1: Math.max(...runs.map((r) => r.x1)),
+    // The baseline of the line's own text: a raised footnote mark or a lowered index (attached
+    // by attachScripts) does not move it.
+    baseline,
+    top: Math.min(...runs.map((r) => r.top)),
+    bottom: Math.max(...runs.map((r) => r.bottom)),
+    size: Math.round(dominantBy(runs, (r) => Math.round(r.size * 10) / 10) * 10) / 10,
+    fontId: dominantBy(runs, (r) => r.fontId),
+  };
+}
+
+/** Runs whose baselines are this close (relative to the font size) share a line. */
+export const SAME_LINE = 0.35;
+/** A horizontal gap wider than this many font sizes separates fragments (columns, table cells). */
+const FRAGMENT_GAP = 1.2;
+
+/** A run this much smaller than a line's text, raised or lowered against it, may be its script. */
+const SCRIPT_SIZE = 0.85;
+
+/**
+ * Superscripts and subscripts (footnote marks, the raised A of the LaTeX logo, indices) sit
+ * too far off their line's baseline to share it, so they would become a line of their own
+ * between two lines of text and cut a paragraph there. A small run raised up to 0.75 of the
+ * size of the line below it, or lowered up to half of it against the line above, and touching
+ * a run of that line, joins that line (pdftotext keeps them in the line too); so does a
+ * letter lowered at full size (the E of the TeX logo).
+ */
+function attachScripts(lines: TextRun[][]): void {
+  if (lines.length < 2) return;
+  const touches = (r: TextRun, line: TextRun[], size: number) =>
+    line.some((q) => q.size >= size && r.x0 <= q.x1 + 0.3 * q.size && r.x1 >= q.x0 - 0.3 * q.size);
+  const sizes = lines.map((line) => line.reduce((m, q) => Math.max(m, q.size), 0));
+  const attached = new Set<TextRun>();
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    for (let k = 0; k < line.length; k++) {
+      const r = line[k];
+      // Cheap test first: most runs are not smaller than their neighbours' text.
+      // A letter or two lowered at full size is the E of the TeX logo.
+      const letter = r.text.trim().length <= 2;
+      if ((!letter && r.size > SCRIPT_SIZE * Math.max(sizes[i - 1] ?? 0, sizes[i + 1] ?? 0)) || attached.has(r)) continue;
+      let target: TextRun[] | null = null;
+      const below = lines[i + 1];
+      const above = lines[i - 1];
+      if (below && below.length) {
+        const d = below[0].baseline - r.baseline;
+        if (d > 0 && d <= 0.75 * sizes[i + 1] && touches(r, below, r.size / SCRIPT_SIZE)) target = below;
+      }
+      if (!target && above && above.length) {
+        const d = r.baseline - above[0].baseline;
+        if (d > 0 && d <= 0.5 * sizes[i - 1] && touches(r, above, letter ? r.size * SCRIPT_SIZE : r.size / SCRIPT_SIZE)) target = above;
+      }
+      if (!target) continue;
+      target.push(r);
+      attached.add(r);
+      line[k] = line[line.length - 1];
+      line.pop();
+      k--;
+    }
+  }
+  for (let i = lines.length - 1; i >= 0; i--) if (!lines[i].length) lines.splice(i, 1);
+}
+
+/** Groups runs into lines, and splits each line at wide gaps into fragments. */
+export function buildFragments(runs: TextRun[], gapFactor = FRAGMENT_GAP): Fragment[] {
+  const sorted = [...runs].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
+  const lines: TextRun[][] = [];
+  for (const run of sorted) {
+    const line = lines[lines.length - 1];
+    if (line && Math.abs(run.baseline - line[0].baseline) <= SAME_LINE * Math.max(run.size, line[0].size)) line.push(run);
+    else lines.push([run]);
+  }
+  attachScripts(lines);
+  const fragments: Fragment[] = [];
+  for (const line of lines) {
+    line.sort((a, b) => a.x0 - b.x0);
+    let current: TextRun[] = [];
+    // Right edge of the fragment so far, kept as runs join (a line of single-glyph runs would
+    // otherwise cost a scan per run).
+    let reach = -Infinity;
+    for (const run of line) {
+      const last = current[current.length - 1];
+      if (last && run.x0 - reach > gapFactor * Math.max(last.size, run.size)) {
+        fragments.push(makeFragment(current));
+        current = [];
+        reach = -Infinity;
+      }
+      current.push(run);
+      if (run.x1 > reach) reach = run.x1;
+    }
+    if (current.length) fragments.push(makeFragment(current));
+  }
+  return fragments.filter((f) => f.text !== '');
+}
