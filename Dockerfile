@@ -12,10 +12,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: the project's postinstall only restores hardhat's native package for
 # development, and no production dependency needs its install script (esbuild, used by tsx,
-# ships its binary as a platform package). npm ci refuses our lock because it cannot list the
-# other platforms' optional builds of hardhat/LiteSVM (see .ci/run); npm install then installs
-# the same pinned versions from it. hardhat's native EDR (an optional dependency for the
-# devnet) has no use in production and is removed if npm brought it.
+# ships its binary as a platform package). The lock lists every platform's optional builds of
+# hardhat's EDR and LiteSVM, so npm ci accepts it; npm install from the same lock stays as a
+# fallback for a registry that lacks one of them. hardhat's native EDR (an optional dependency
+# for the devnet) has no use in production and is removed if npm brought it.
 RUN (npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
      || npm install --omit=dev --ignore-scripts --no-audit --no-fund) \
  && rm -rf node_modules/@nomicfoundation \
