@@ -27,6 +27,7 @@ import { makePdf, xPayment } from '../test/helpers/paid.ts';
 import pg from 'pg';
 import { loadavg } from 'node:os';
 import { main as scaleOut } from './scale-out.ts';
+import { createTestDatabase } from '../test/helpers/db.ts';
 
 /** Every statement a pg client of this process sends, with when it was sent. */
 const statements: { at: number; text: string }[] = [];
@@ -114,7 +115,10 @@ export async function main() {
     const l = JSON.parse(line) as { request_id: string; duration_ms: number };
     toolMs.set(l.request_id, l.duration_ms);
   });
-  const env = { PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', RATE_LIMITS: 'off', PAYCALL_START_DEVNET: '0', PGLITE_DIR: join(dir, 'pglite'), PAYCALL_DATA_DIR: dir, DATABASE_URL: process.env.DATABASE_URL ?? '' };
+  // A database of its own: the devnet starts afresh each run, so its transaction hashes repeat,
+  // and receipts a previous run consumed would answer this run's payments 409.
+  const db = process.env.DATABASE_URL ? await createTestDatabase('paidload') : null;
+  const env = { PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', RATE_LIMITS: 'off', PAYCALL_START_DEVNET: '0', PGLITE_DIR: join(dir, 'pglite'), PAYCALL_DATA_DIR: dir, DATABASE_URL: db?.url ?? '' };
   const config = { ...loadConfig(env), chains: { ...devnet.chains, base: { ...devnet.chains.base, rpcUrl: proxy.url } } };
   const app = await createApp(config, log);
   const { port } = await app.listen();
@@ -193,6 +197,7 @@ export async function main() {
   await app.close();
   await proxy.close();
   await devnet.stop();
+  await db?.drop();
   await rm(dir, { recursive: true, force: true });
 
   const counts = process.env.BENCH_INSTANCES ?? '1,2,3';
