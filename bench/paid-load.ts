@@ -5,8 +5,13 @@
  * p50/p95/p99 beside the 402 path's latency in the same run, and splits a paid call's time at
  * concurrency 1 into RPC round trips (measured at a timing proxy in front of the chain), the
  * tool's own run (pdf-text on one page) and what remains: the service's overhead per paid call.
+ * On PostgreSQL it also counts the statements each call sends (every pg client query, read
+ * from a wrapper around pg's Client in this process): round trips, writes and transactions per
+ * unpaid 402 and per paid call, at concurrency 1.
+ * Then, with DATABASE_URL and haproxy, paid calls per second in total and per instance for
+ * 1, 2 and 3 instances behind the balancer, each instance a process of its own (bench/scale-out.ts).
  *   npx tsx bench/paid-load.ts            (PGlite)   DATABASE_URL=... npx tsx bench/paid-load.ts
- *   BENCH_DOCS=120 (default)
+ *   BENCH_DOCS=120 (default)  BENCH_INSTANCES=1,2,3 (default; empty: skip the scale-out part)
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +24,34 @@ import { createLogger } from '../src/log.ts';
 import { startDevnet } from '../devnet/start-devnet.ts';
 import { evmTransferUsdc } from '../sdk/wallet.ts';
 import { makePdf, xPayment } from '../test/helpers/paid.ts';
+import pg from 'pg';
+import { loadavg } from 'node:os';
+import { main as scaleOut } from './scale-out.ts';
+import { createTestDatabase } from '../test/helpers/db.ts';
+
+/** Every statement a pg client of this process sends, with when it was sent. */
+const statements: { at: number; text: string }[] = [];
+const originalQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  const q = args[0] as string | { text?: string };
+  statements.push({ at: performance.now(), text: typeof q === 'string' ? q : (q?.text ?? '') });
+  return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof pg.Client.prototype.query;
+
+/** Statements sent within [from, to]: all, writes (insert / update / delete, also inside a CTE), transactions begun. */
+function countStatements(from: number, to: number, sample = false) {
+  const inside = statements.filter((s) => s.at >= from && s.at <= to).map((s) => s.text.trim().toLowerCase());
+  if (sample && process.env.BENCH_SQL_SAMPLE && inside.length > 1) {
+    // BENCH_SQL_SAMPLE=1: the statements themselves, shortened (what each round trip is for).
+    console.log(`statements of one paid call:\n${inside.map((t) => `  ${t.replace(/\s+/g, ' ').slice(0, 140)}`).join('\n')}`);
+    delete process.env.BENCH_SQL_SAMPLE;
+  }
+  return {
+    all: inside.length,
+    writes: inside.filter((t) => /^(insert|update|delete)\b/.test(t) || (/^with\b/.test(t) && /\b(insert|update|delete)\b/.test(t))).length,
+    transactions: inside.filter((t) => /^(begin|start transaction)\b/.test(t)).length,
+  };
+}
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 120);
 
@@ -82,7 +115,10 @@ export async function main() {
     const l = JSON.parse(line) as { request_id: string; duration_ms: number };
     toolMs.set(l.request_id, l.duration_ms);
   });
-  const env = { PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', RATE_LIMITS: 'off', PAYCALL_START_DEVNET: '0', PGLITE_DIR: join(dir, 'pglite'), PAYCALL_DATA_DIR: dir, DATABASE_URL: process.env.DATABASE_URL ?? '' };
+  // A database of its own: the devnet starts afresh each run, so its transaction hashes repeat,
+  // and receipts a previous run consumed would answer this run's payments 409.
+  const db = process.env.DATABASE_URL ? await createTestDatabase('paidload') : null;
+  const env = { PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info', RATE_LIMITS: 'off', PAYCALL_START_DEVNET: '0', PGLITE_DIR: join(dir, 'pglite'), PAYCALL_DATA_DIR: dir, DATABASE_URL: db?.url ?? '' };
   const config = { ...loadConfig(env), chains: { ...devnet.chains, base: { ...devnet.chains.base, rpcUrl: proxy.url } } };
   const app = await createApp(config, log);
   const { port } = await app.listen();
@@ -98,10 +134,14 @@ export async function main() {
 
   console.log(`paid-load bench: ${docs.length} one-page documents on Base (devnet), database ${config.databaseUrl ? 'PostgreSQL' : 'PGlite'}`);
   const quoteLatency: number[] = [];
+  const quoteStatements: ReturnType<typeof countStatements>[] = [];
   for (const doc of docs) {
     const started = performance.now();
     const res = await post(doc);
     quoteLatency.push(performance.now() - started);
+    // The quote write is group-committed: its statements may leave just after the 402 does.
+    await new Promise((r) => setTimeout(r, 5));
+    quoteStatements.push(countStatements(started, performance.now()));
     if (res.status !== 402) throw new Error(`expected a 402 quote, got ${res.status}`);
     doc.amount = BigInt(((await res.json()) as { accepts: { maxAmountRequired: string }[] }).accepts[0].maxAmountRequired);
   }
@@ -113,6 +153,8 @@ export async function main() {
   const run = async (set: Doc[], concurrency: number) => {
     const latency: number[] = [];
     const split: { rpc: number; tool: number; rest: number }[] = [];
+    const sql: ReturnType<typeof countStatements>[] = [];
+    const rpcCalls: number[] = [];
     const started = performance.now();
     await pool(set, concurrency, async (doc) => {
       const id = `paid-${doc.tx!.slice(2, 18)}`;
@@ -125,9 +167,15 @@ export async function main() {
       const rpc = rpcTimeWithin(proxy.spans, t0, t1);
       const tool = toolMs.get(id) ?? 0;
       split.push({ rpc, tool, rest: t1 - t0 - rpc - tool });
+      // A paid call's work may finish just after its answer (the answer store): a breath before counting.
+      if (concurrency === 1) {
+        await new Promise((r) => setTimeout(r, 20));
+        sql.push(countStatements(t0, performance.now(), true));
+        rpcCalls.push(proxy.spans.filter(([a]) => a >= t0 && a <= t1).length);
+      }
     });
     const seconds = (performance.now() - started) / 1000;
-    return { latency, split, rps: set.length / seconds };
+    return { latency, split, sql, rpcCalls, rps: set.length / seconds };
   };
   const c8 = await run(docs.slice(0, DOCS), 8);
   const c1 = await run(docs.slice(DOCS), 1);
@@ -136,13 +184,27 @@ export async function main() {
   console.log(`unpaid 402 (quote), sequential        ${summary(quoteLatency)}`);
   console.log(`paid calls, concurrency 8  ${c8.rps.toFixed(1).padStart(7)} calls/s   ${summary(c8.latency)}`);
   console.log(`paid calls, concurrency 1  ${c1.rps.toFixed(1).padStart(7)} calls/s   ${summary(c1.latency)}`);
-  console.log(`paid call at concurrency 1, p50 of each part: RPC round trips ${med('rpc')}, pdf-text run ${med('tool')}, service overhead ${med('rest')}`);
+  console.log(`paid call at concurrency 1, p50 of each part: RPC round trips ${med('rpc')} (${percentile([...c1.rpcCalls].sort((a, b) => a - b), 50)} JSON-RPC calls), pdf-text run ${med('tool')}, service overhead ${med('rest')} (goal < 5 ms)`);
+  if (config.databaseUrl) {
+    const p50 = (xs: ReturnType<typeof countStatements>[], k: 'all' | 'writes' | 'transactions') => percentile(xs.map((x) => x[k]).sort((a, b) => a - b), 50);
+    const max = (xs: ReturnType<typeof countStatements>[], k: 'all' | 'writes' | 'transactions') => Math.max(...xs.map((x) => x[k]));
+    console.log(`database statements per unpaid 402 (p50 / max): ${p50(quoteStatements, 'all')} / ${max(quoteStatements, 'all')} round trips, ${p50(quoteStatements, 'writes')} / ${max(quoteStatements, 'writes')} writes (sequential: no group commit to share)`);
+    console.log(`database statements per paid call (p50 / max): ${p50(c1.sql, 'all')} / ${max(c1.sql, 'all')} round trips, ${p50(c1.sql, 'writes')} / ${max(c1.sql, 'writes')} writes, ${p50(c1.sql, 'transactions')} / ${max(c1.sql, 'transactions')} transactions`);
+  }
+  console.log(`load average: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`answers: ${[...statuses].map(([s, n]) => `${n} x ${s}`).join(', ')}${statuses.size === 1 && statuses.has(200) ? ' (every honest payment answered 200)' : '  <-- not every payment was answered 200!'}`);
 
   await app.close();
   await proxy.close();
   await devnet.stop();
+  await db?.drop();
   await rm(dir, { recursive: true, force: true });
+
+  const counts = process.env.BENCH_INSTANCES ?? '1,2,3';
+  if (counts && config.databaseUrl) {
+    process.env.BENCH_INSTANCES = counts;
+    await scaleOut();
+  } else if (counts) console.log('paid calls per instance behind the balancer: skipped (needs DATABASE_URL: instances share one PostgreSQL)');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   'quote-oop': () => import('./quote-oop.ts'),
   'pdf-text': () => import('./pdf-text.ts'),
   proxy: () => import('./proxy.ts'),
+  'proxy-oop': () => import('./proxy-oop.ts'),
   'paid-load': () => import('./paid-load.ts'),
   'scale-out': () => import('./scale-out.ts'),
   startup: () => import('./startup.ts'),

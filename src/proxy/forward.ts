@@ -123,7 +123,7 @@ export async function forwardCall(deps: ForwardDeps, input: ForwardInput): Promi
         dispatcher: deps.dispatcher,
         method: input.method as Dispatcher.HttpMethod,
         headers,
-        body: input.body.open(),
+        body: input.body.bytes ?? input.body.open(),
         headersTimeout: deps.timeoutMs,
         // Between body chunks: a slow buyer holds the answer back (backpressure), which must not
         // count against the upstream; a minute of silence still ends a stuck answer.

@@ -25,6 +25,12 @@ export interface SpooledBody {
   sha256: Buffer;
   /** A fresh stream of the body (once per forward attempt). */
   open(): Readable;
+  /**
+   * The whole body when it stayed in memory (under the spill size), else null. A forward sends
+   * it as one buffer: undici writes it with the request head in one go, where a stream costs a
+   * stream object and a write per chunk (bench/proxy-oop.ts, small JSON calls).
+   */
+  bytes: Buffer | null;
   /** Deletes the file, if the body spilled to one; call when the call is answered. */
   discard(): Promise<void>;
 }
@@ -95,6 +101,7 @@ export async function spoolBody(source: Readable, maxBytes: number, opts: { spil
   return {
     size,
     sha256: hash.digest(),
+    bytes: inMemory,
     open: () => {
       if (inMemory) return Readable.from([inMemory]);
       // undici listens to the body once it sends it (and destroys it on its own failures);
