@@ -55,6 +55,7 @@ import type { SettlementHooks } from './settlement/payout-worker.ts';
 import { markDelivery, settlementSource } from './settlement/payout-store.ts';
 import { sqlOf } from './db/orm.ts';
 import { createMcpHandlers } from './mcp/mcp.handlers.ts';
+import { bindPaymentIdentifier } from './payments/payment-identifier.ts';
 import { builtinBazaar } from './catalog/bazaar.ts';
 import { BUILTINS } from './catalog/builtins.ts';
 import type { DocumentKind } from './tools/inspect-document.ts';
@@ -121,6 +122,7 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
         quotes,
         gate,
         markDelivery: (receipt, delivery) => markDelivery(sqlOf(orm), receipt, delivery),
+        bindIdentifier: (b) => bindPaymentIdentifier(sqlOf(orm), b),
         errorAnswer: toErrorAnswer,
         poll: { timeoutMs: config.payments.pollTimeoutMs, intervalMs: config.payments.pollIntervalMs },
         clockSkewSeconds: config.payments.clockSkewSeconds,

@@ -1881,10 +1881,10 @@ export interface components {
       /** @enum {string} */
       error: "processing_timeout";
     };
-    /** @description The error body with `error` tx_already_consumed. */
+    /** @description The error body with `error` tx_already_consumed or payment_identifier_conflict. */
     TxAlreadyConsumedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error: "tx_already_consumed";
+      error: "tx_already_consumed" | "payment_identifier_conflict";
     };
     /** @description The error body with `error` body_too_large. */
     BodyTooLargeError: components["schemas"]["Error"] & {
@@ -2093,7 +2093,8 @@ export interface components {
     /**
      * @description The payment's transaction already paid for another call (a transaction pays for exactly
      *     one). Retrying the same receipt with the identical request is not an error: it answers
-     *     the stored result.
+     *     the stored result. `payment_identifier_conflict`: the v2 payment's
+     *     `payment-identifier` id was first sent with another payment or another request.
      */
     TxAlreadyConsumed: {
       headers: {

@@ -26,6 +26,7 @@ import { saleRequestOf } from '../http/sale-request.ts';
 import type { Handler, HandlerResult, RequestContext } from '../http/server.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { requestFingerprint } from '../payments/fingerprint.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
 import type { PaymentProof, SoldAnswer } from '../payments/sellable.ts';
 import { spoolBody } from '../proxy/spool-body.ts';
 import { requireSellableEndpoint, sellEndpoint, type SellEndpointDeps } from '../sellers/sell-endpoint.ts';
@@ -47,12 +48,6 @@ export interface McpDeps {
   maxAnswerBytes: number;
   metrics?: Pick<Metrics, 'mcpCalls'>;
 }
-
-/** JSON with object keys sorted, so the same arguments give the same fingerprint however a client orders them. */
-export const canonicalJson = (v: unknown): string =>
-  JSON.stringify(v, (_k, value: unknown) =>
-    value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : value,
-  );
 
 const fingerprintOf = (tool: string, args: Record<string, unknown>) => requestFingerprint('POST', `/mcp/tools/${tool}`, 'application/json', Buffer.from(canonicalJson(args)));
 
