@@ -202,6 +202,7 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
       seller: sellEndpointDeps,
       maxSellerBodyBytes: config.proxy.maxBodyBytes,
       maxAnswerBytes: config.proxy.maxStoredAnswerBytes,
+      toolsPageSize: config.mcp.toolsPageSize,
       metrics,
     }),
     createSellerHandlers({

@@ -39,7 +39,7 @@ before(async () => {
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
   upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  env = await startPaidTestEnv('mcpserver', { TOOL_WORKERS: '1' });
+  env = await startPaidTestEnv('mcpserver', { TOOL_WORKERS: '1', MCP_TOOLS_PAGE_SIZE: '3' });
   assert.equal((await register(env.t.baseUrl, seller, 'acme')).status, 201);
   for (const [suffix, mode] of [['echo', 'proxy'], ['echo-paywall', 'paywall']] as const) {
     const r = await publish(env.t.baseUrl, seller, endpointInput(upstreamUrl, suffix, { mode, atomic_price: 20_000, sample_body: { q: 'sample', n: 2, tags: ['a'] } }));
@@ -72,14 +72,16 @@ const evmPayer = (account: number) => new x402Client().register('eip155:8453', n
 const ledger = async (tx: string) => (await env.sql.query('select * from payment where lower(tx) = lower($1)', [tx])).rows;
 const pdfArgs = async (pages: number, label: string) => ({ document: (await makePdf(pages, label)).toString('base64'), filename: `${label}.pdf` });
 
-test('tools/list: the four built-ins and every live seller endpoint, with input schemas and x402 prices in _meta', async () => {
+test('tools/list: the four built-ins and every live seller endpoint, paged, with input schemas and x402 prices in _meta', async () => {
   const client = await connect();
-  const { tools, nextCursor } = await client.listTools();
-  assert.equal(nextCursor, undefined);
-  assert.deepEqual(
-    tools.map((t) => t.name),
-    ['pdf-md', 'pdf-text', 'pdf-json', 'invoice-extract', 'acme.echo', 'acme.echo-paywall'],
-  );
+  // Pages of 3 (MCP_TOOLS_PAGE_SIZE): the built-ins, then the seller endpoints, one cursor between.
+  const first = await client.listTools();
+  assert.deepEqual(first.tools.map((t) => t.name), ['pdf-md', 'pdf-text', 'pdf-json']);
+  assert.ok(first.nextCursor);
+  const second = await client.listTools({ cursor: first.nextCursor });
+  assert.deepEqual(second.tools.map((t) => t.name), ['invoice-extract', 'acme.echo', 'acme.echo-paywall']);
+  assert.equal(second.nextCursor, undefined);
+  const tools = [...first.tools, ...second.tools];
   const md = tools[0];
   assert.deepEqual(md.inputSchema.required, ['document']);
   assert.equal((md.inputSchema.properties as any).document.type, 'string');

@@ -3829,7 +3829,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Not a JSON-RPC message the server accepts (a JSON-RPC error body), or invalid JSON. */
+      /**
+       * @description Not a JSON-RPC message the MCP transport accepts: a JSON-RPC error body (`error.code`
+       *     -32700 parse error, -32600 invalid request). A body that is not JSON, or not an object
+       *     with `jsonrpc`, is refused before the transport with the service's error body
+       *     (`invalid_json`, `invalid_input`).
+       */
       400: {
         headers: {
           [name: string]: unknown;

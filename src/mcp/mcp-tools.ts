@@ -15,9 +15,6 @@ import type { BuiltinEndpoint } from '../catalog/builtins.ts';
 import { BUILTINS } from '../catalog/builtins.ts';
 import { CAIP2 } from '../payments/x402-v2.ts';
 
-/** Tools per tools/list page (the built-ins count on the first). */
-export const TOOLS_PAGE_SIZE = 100;
-
 const SLUG = /^[a-z0-9-]{3,32}$/;
 const SUFFIX = /^[a-z0-9-]{3,64}$/;
 
@@ -101,16 +98,17 @@ export function sellerTool(r: SellerToolRow): Tool {
   };
 }
 
-/** The cursor is the last seller endpoint listed, opaque to clients. */
-export const encodeCursor = (slug: string, pathSuffix: string) => Buffer.from(JSON.stringify([slug, pathSuffix])).toString('base64url');
+/**
+ * The cursor is the name of the last tool listed (opaque to clients): the built-ins come first
+ * in their fixed order, then the seller endpoints in (slug, path_suffix) order, so a name says
+ * where the next page starts whatever the page size, and an endpoint added or removed meanwhile
+ * shifts nothing.
+ */
+export const encodeCursor = (lastToolName: string) => Buffer.from(lastToolName).toString('base64url');
 
-export function decodeCursor(cursor: string): [string, string] | null {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    return Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' ? [v[0], v[1]] : null;
-  } catch {
-    return null;
-  }
+export function decodeCursor(cursor: string): ToolTarget | null {
+  const name = Buffer.from(cursor, 'base64url').toString('utf8');
+  return encodeCursor(name) === cursor ? toolTarget(name) : null;
 }
 
 export const BUILTIN_TOOLS: readonly Tool[] = BUILTINS.map(builtinTool);

@@ -31,7 +31,7 @@ import type { PaymentProof, SoldAnswer } from '../payments/sellable.ts';
 import { spoolBody } from '../proxy/spool-body.ts';
 import { requireSellableEndpoint, sellEndpoint, type SellEndpointDeps } from '../sellers/sell-endpoint.ts';
 import { toolPage } from '../sellers/endpoint-store.ts';
-import { BUILTIN_TOOLS, TOOLS_PAGE_SIZE, decodeCursor, encodeCursor, sellerTool, toolTarget } from './mcp-tools.ts';
+import { BUILTIN_TOOLS, decodeCursor, encodeCursor, sellerTool, toolTarget } from './mcp-tools.ts';
 import { errorToolAnswer, soldToolAnswer, type ToolAnswer } from './tool-result.ts';
 
 export interface McpDeps {
@@ -44,6 +44,8 @@ export interface McpDeps {
   seller: SellEndpointDeps;
   /** Largest seller request body (the JSON of the arguments), as over HTTP. */
   maxSellerBodyBytes: number;
+  /** Tools per tools/list page. */
+  toolsPageSize: number;
   /** Largest answer returned inside a tool result (it is held whole to become JSON-RPC). */
   maxAnswerBytes: number;
   metrics?: Pick<Metrics, 'mcpCalls'>;
@@ -71,10 +73,15 @@ async function bodyOf(answer: SoldAnswer, maxBytes: number): Promise<Buffer> {
   if (Buffer.isBuffer(answer.body)) return answer.body;
   const chunks: Buffer[] = [];
   let size = 0;
-  await readChunks(answer.body, (chunk) => {
+  const stream = answer.body;
+  await readChunks(stream, (chunk) => {
     size += chunk.length;
     if (size > maxBytes) throw new AppError('answer_too_large', 502, `The answer is larger than ${maxBytes} bytes, more than an MCP tool result carries.`, { hint: 'Call the endpoint over HTTP to stream large answers.', headers: answer.headers });
     chunks.push(chunk);
+  }).catch((err: unknown) => {
+    // Nobody reads the rest: let the upstream go (the stored copy then records a cut answer, as for a buyer who left).
+    stream.destroy();
+    throw err;
   });
   return Buffer.concat(chunks);
 }
@@ -137,13 +144,16 @@ const toolLabel = (name: string) => (toolTarget(name) ? name : 'unknown');
 async function listTools(deps: McpDeps, cursor: string | undefined): Promise<ListToolsResult> {
   const after = cursor === undefined ? null : decodeCursor(cursor);
   if (cursor !== undefined && !after) throw new AppError('invalid_input', 400, 'The cursor is not one tools/list gave.');
-  const builtins = after ? [] : BUILTIN_TOOLS;
-  const limit = TOOLS_PAGE_SIZE - builtins.length;
-  // One more than the page: whether a next page exists without a count.
-  const rows = await toolPage(sqlOf(deps.seller.orm), after, limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return { tools: [...builtins, ...page.map(sellerTool)], ...(rows.length > limit && last ? { nextCursor: encodeCursor(last.slug, last.path_suffix) } : {}) };
+  const size = deps.toolsPageSize;
+  // Built-ins after the cursor (all of them on the first page), then seller endpoints after it.
+  const builtinsFrom = !after ? 0 : after.kind === 'builtin' ? BUILTIN_TOOLS.findIndex((t) => t.name === after.builtin.tool) + 1 : BUILTIN_TOOLS.length;
+  const builtins = BUILTIN_TOOLS.slice(builtinsFrom, builtinsFrom + size);
+  const room = size - builtins.length;
+  // One more than fits: whether a next page exists, without a count.
+  const rows = await toolPage(sqlOf(deps.seller.orm), after?.kind === 'seller' ? [after.slug, after.pathSuffix] : null, room + 1);
+  const tools = [...builtins, ...rows.slice(0, room).map(sellerTool)];
+  const more = rows.length > room || builtinsFrom + builtins.length < BUILTIN_TOOLS.length;
+  return { tools, ...(more && tools.length ? { nextCursor: encodeCursor(tools.at(-1)!.name) } : {}) };
 }
 
 /** The request as the SDK's web-standard transport reads it (the body is already parsed by the server). */
