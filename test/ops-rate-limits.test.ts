@@ -106,6 +106,19 @@ describe('in memory (no REDIS_URL): per process', () => {
     }
   });
 
+  test('MCP at /mcp counts against the quote bucket, except a tools/call carrying a payment in _meta', async () => {
+    const app = await start({ RATE_LIMITS: 'quote=1/60s' });
+    const mcp = (message: object) =>
+      call(app.baseUrl, 'POST', '/mcp', { from: '127.0.0.9', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }) });
+    const list = await mcp({ method: 'tools/list', params: {} });
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    assertLimited(await mcp({ method: 'tools/list', params: {} }), 60);
+    const unpaid = { name: 'pdf-text', arguments: { document: Buffer.from('%PDF-1.4').toString('base64') } };
+    assertLimited(await mcp({ method: 'tools/call', params: unpaid }), 60);
+    const paid = await mcp({ method: 'tools/call', params: { ...unpaid, _meta: { 'x402/payment': { x402Version: 2, accepted: { network: 'eip155:1', scheme: 'exact' }, payload: {} } } } });
+    assert.equal(paid.status, 200, 'a call carrying a payment runs whatever the count');
+  });
+
   test('seller calls are counted per wallet, whatever the address and the letter case of an EVM wallet', async () => {
     const app = await start({ RATE_LIMITS: 'seller=2/60s' });
     const wallet = `0x${randomBytes(20).toString('hex')}`;
