@@ -13,7 +13,7 @@
  * PAYMENT-SIGNATURE or X-Session-Token, or an MCP tools/call with `_meta["x402/payment"]`) runs
  * whatever its bucket's count, so nobody is refused what they paid for. A proof that is refused
  * (402, 409, 400) is then counted like an unpaid call, so invented proofs do not buy unlimited
- * quotes. (An MCP refusal is a tool result inside a 200, so it is not counted yet.)
+ * quotes (an MCP refusal, a tool result inside a 200, says so in `refusedProof`).
  */
 import ipaddr from 'ipaddr.js';
 import type { RateLimitBucket } from '../config.ts';
@@ -89,7 +89,7 @@ export function rateLimitWrapper(deps: RateLimitDeps): WithRateLimit {
     if (carriesPaymentProof(ctx)) {
       try {
         const result = await handler(ctx);
-        if (REFUSED_PROOF.has(result.status)) await limiter.charge(bucket, key);
+        if (REFUSED_PROOF.has(result.status) || result.refusedProof) await limiter.charge(bucket, key);
         return result;
       } catch (err) {
         if (err instanceof AppError && REFUSED_PROOF.has(err.status)) await limiter.charge(bucket, key);

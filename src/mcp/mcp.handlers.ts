@@ -118,7 +118,7 @@ async function sellTool(deps: McpDeps, ctx: RequestContext, params: CallToolRequ
   }
 }
 
-async function callTool(deps: McpDeps, ctx: RequestContext, params: CallToolRequest['params']): Promise<CallToolResult> {
+async function callTool(deps: McpDeps, ctx: RequestContext, params: CallToolRequest['params'], onRefused: () => void): Promise<CallToolResult> {
   let answer: ToolAnswer;
   try {
     answer = await sellTool(deps, ctx, params);
@@ -133,6 +133,7 @@ async function callTool(deps: McpDeps, ctx: RequestContext, params: CallToolRequ
     }
     answer = expected;
   }
+  if (answer.outcome === 'refused') onRefused();
   deps.metrics?.mcpCalls.inc({ tool: toolLabel(params.name), outcome: answer.outcome });
   ctx.log.info('mcp tool call', { tool: params.name, outcome: answer.outcome });
   return answer.result;
@@ -170,14 +171,16 @@ export function mcpHandler(deps: McpDeps): Handler {
   return async (ctx): Promise<HandlerResult> => {
     const server = new Server({ name: deps.serviceName, version: deps.version }, { capabilities: { tools: { listChanged: false } } });
     server.setRequestHandler(ListToolsRequestSchema, (req) => listTools(deps, req.params?.cursor));
-    server.setRequestHandler(CallToolRequestSchema, (req) => callTool(deps, ctx, req.params));
+    // A refused payment answers inside a 200: the rate limit is told so (with-rate-limit.ts).
+    let refusedProof = false;
+    server.setRequestHandler(CallToolRequestSchema, (req) => callTool(deps, ctx, req.params, () => (refusedProof = true)));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
       const response = await transport.handleRequest(webRequestOf(ctx), { parsedBody: ctx.body });
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => (headers[name] = value));
-      return { status: response.status, headers, body: Buffer.from(await response.arrayBuffer()) };
+      return { status: response.status, headers, body: Buffer.from(await response.arrayBuffer()), ...(refusedProof ? { refusedProof } : {}) };
     } finally {
       await server.close();
     }
