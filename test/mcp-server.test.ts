@@ -34,6 +34,8 @@ before(async () => {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString();
       if (req.headers['x-paycall-tx'] !== undefined) paidHits.push({ path: req.url!, body });
+      // Probes pass; paid calls to this one fail (the seller is not paid for them).
+      if (req.headers['x-paycall-tx'] !== undefined && req.url!.startsWith('/down')) return void res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ down: true }));
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ echo: body ? JSON.parse(body) : null }));
     });
   });
@@ -41,13 +43,13 @@ before(async () => {
   upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
   env = await startPaidTestEnv('mcpserver', { TOOL_WORKERS: '1', MCP_TOOLS_PAGE_SIZE: '3' });
   assert.equal((await register(env.t.baseUrl, seller, 'acme')).status, 201);
-  for (const [suffix, mode] of [['echo', 'proxy'], ['echo-paywall', 'paywall']] as const) {
+  for (const [suffix, mode] of [['echo', 'proxy'], ['echo-paywall', 'paywall'], ['down-paywall', 'paywall']] as const) {
     const r = await publish(env.t.baseUrl, seller, endpointInput(upstreamUrl, suffix, { mode, atomic_price: 20_000, sample_body: { q: 'sample', n: 2, tags: ['a'] } }));
     assert.equal(r.status, 201, JSON.stringify(r.body));
   }
-  await eventually('both endpoints active', async () => {
+  await eventually('the endpoints active', async () => {
     const meta = (await (await fetch(`${env.t.baseUrl}/v1/_meta`)).json()) as { endpoints: { path: string }[] };
-    return ['echo', 'echo-paywall'].every((p) => meta.endpoints.some((e) => e.path === `/v1/acme/${p}`));
+    return ['echo', 'echo-paywall', 'down-paywall'].every((p) => meta.endpoints.some((e) => e.path === `/v1/acme/${p}`));
   });
 });
 after(async () => {
@@ -79,9 +81,11 @@ test('tools/list: the four built-ins and every live seller endpoint, paged, with
   assert.deepEqual(first.tools.map((t) => t.name), ['pdf-md', 'pdf-text', 'pdf-json']);
   assert.ok(first.nextCursor);
   const second = await client.listTools({ cursor: first.nextCursor });
-  assert.deepEqual(second.tools.map((t) => t.name), ['invoice-extract', 'acme.echo', 'acme.echo-paywall']);
-  assert.equal(second.nextCursor, undefined);
-  const tools = [...first.tools, ...second.tools];
+  assert.deepEqual(second.tools.map((t) => t.name), ['invoice-extract', 'acme.down-paywall', 'acme.echo']);
+  const third = await client.listTools({ cursor: second.nextCursor });
+  assert.deepEqual(third.tools.map((t) => t.name), ['acme.echo-paywall']);
+  assert.equal(third.nextCursor, undefined);
+  const tools = [...first.tools, ...second.tools, ...third.tools];
   const md = tools[0];
   assert.deepEqual(md.inputSchema.required, ['document']);
   assert.equal((md.inputSchema.properties as any).document.type, 'string');
@@ -220,6 +224,20 @@ test('a seller tool end to end: quote, paid call forwarded once with the argumen
   }
 });
 
+test('a seller tool whose upstream fails after payment: an isError result with the payment response, and the seller is not paid', async () => {
+  const client = await connect();
+  const args = { q: 'down' };
+  const quote = await call(client, 'acme.down-paywall', args);
+  const payment = await evmPayer(1).createPaymentPayload(quote.structuredContent);
+  const failed = await call(client, 'acme.down-paywall', args, payment);
+  assert.equal(failed.isError, true);
+  assert.deepEqual(failed.structuredContent, { down: true }, 'the upstream answer, passed back as over HTTP');
+  const settled = failed._meta['x402/payment-response'];
+  assert.equal(settled.success, true, 'paid (not refunded): the buyer learns which transaction paid');
+  const [row] = await ledger(settled.transaction);
+  assert.equal(row.delivery, 'undelivered');
+});
+
 test('MCP calls are counted by tool and outcome', async () => {
   const text = await (await fetch(`${env.t.metricsUrl}/metrics`)).text();
   const value = (labels: string) => Number(new RegExp(`^paycall_mcp_calls_total\\{${labels}\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
@@ -228,4 +246,5 @@ test('MCP calls are counted by tool and outcome', async () => {
   assert.equal(value('tool="acme.echo",outcome="paid"'), 1);
   assert.ok(value('tool="pdf-text",outcome="refused"') >= 3);
   assert.ok(value('tool="unknown",outcome="error"') >= 1);
+  assert.equal(value('tool="acme.down-paywall",outcome="failed"'), 1);
 });
