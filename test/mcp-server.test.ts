@@ -4,8 +4,8 @@
  * tools/list (built-ins and seller endpoints with schemas and prices), the x402 MCP
  * PaymentRequired, payment on Base (EIP-3009 authorization, built by `@x402/evm`) and Solana
  * (`@x402/svm`) in `_meta["x402/payment"]`, the settlement response in the result's `_meta`,
- * replays that never run twice, refusals that name their reason, and a seller tool whose
- * ledger row carries the 4 % / 3 % take.
+ * replays that never run twice, refusals that name their reason, a seller tool whose ledger
+ * row carries the 4 % / 3 % take, and one whose failed upstream leaves the seller unpaid.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
