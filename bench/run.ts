@@ -4,6 +4,7 @@
  */
 const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> = {
   quote: () => import('./quote.ts'),
+  mcp: () => import('./mcp.ts'),
   'quote-oop': () => import('./quote-oop.ts'),
   'pdf-text': () => import('./pdf-text.ts'),
   proxy: () => import('./proxy.ts'),

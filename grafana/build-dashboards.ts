@@ -79,6 +79,12 @@ export const DASHBOARDS: DashboardSpec[] = [
         targets: [{ expr: 'sum by (result) (rate(paycall_payments_total{result!~"accepted|replay"}[5m]))', legend: '{{result}}' }],
       },
       {
+        title: 'MCP tool calls by tool and outcome',
+        description: 'tools/call at /mcp: payment_required (unpaid quote), paid, replay, refused (payment refused), failed (paid run failed), error (before any sale: unknown tool, bad arguments).',
+        unit: 'reqps',
+        targets: [{ expr: 'sum by (tool, outcome) (rate(paycall_mcp_calls_total[5m]))', legend: '{{tool}} {{outcome}}' }],
+      },
+      {
         title: 'Rate-limited requests by bucket',
         description: 'Requests answered 429 rate_limited (RATE_LIMITS). Paid calls are never limited.',
         unit: 'reqps',

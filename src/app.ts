@@ -54,6 +54,11 @@ import { createSettlementJobs } from './settlement/daily.ts';
 import type { SettlementHooks } from './settlement/payout-worker.ts';
 import { markDelivery, settlementSource } from './settlement/payout-store.ts';
 import { sqlOf } from './db/orm.ts';
+import { createMcpHandlers } from './mcp/mcp.handlers.ts';
+import { bindPaymentIdentifier } from './payments/payment-identifier.ts';
+import { builtinBazaar } from './catalog/bazaar.ts';
+import { BUILTINS } from './catalog/builtins.ts';
+import type { DocumentKind } from './tools/inspect-document.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const VERSION: string = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version;
@@ -117,6 +122,7 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
         quotes,
         gate,
         markDelivery: (receipt, delivery) => markDelivery(sqlOf(orm), receipt, delivery),
+        bindIdentifier: (b) => bindPaymentIdentifier(sqlOf(orm), b),
         errorAnswer: toErrorAnswer,
         poll: { timeoutMs: config.payments.pollTimeoutMs, intervalMs: config.payments.pollIntervalMs },
         clockSkewSeconds: config.payments.clockSkewSeconds,
@@ -160,6 +166,14 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   });
   // Operator-only data (metrics: revenue, balances; health details) is served on a listener of its own.
   const operator = createOperatorServer({ metrics, healthDetails: healthCheck, log: log.child({ component: 'operator' }) });
+  const sellEndpointDeps = {
+    orm,
+    payments,
+    forward: { dispatcher: upstream.dispatcher, signer, timeoutMs: config.proxy.upstreamTimeoutMs, retryWindowMs: config.proxy.retryWindowMs, retryBaseMs: config.proxy.retryBaseMs, trustedProxies: config.proxy.trustedProxies },
+    lifecycle,
+    log,
+    metrics,
+  };
   // Every feature hands over its handler map (keyed by OperationId); what guards each operation
   // (signature action, API key, rate limit, body limit, preflight) is the one policy table.
   const implemented = mergeHandlers(
@@ -177,13 +191,18 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
       metrics,
     }),
     createPaymentHandlers({ adapters, facilitatorMinAtomic: config.payments.facilitatorMinAtomic }),
-    createSellerCallHandlers({
-      orm,
-      payments,
-      forward: { dispatcher: upstream.dispatcher, signer, timeoutMs: config.proxy.upstreamTimeoutMs, retryWindowMs: config.proxy.retryWindowMs, retryBaseMs: config.proxy.retryBaseMs, trustedProxies: config.proxy.trustedProxies },
-      lifecycle,
-      maxBodyBytes: config.proxy.maxBodyBytes,
-      log,
+    createSellerCallHandlers({ ...sellEndpointDeps, maxBodyBytes: config.proxy.maxBodyBytes }),
+    // The catalog as paid MCP tools, sold through the same Sellables as the HTTP operations.
+    createMcpHandlers({
+      serviceName: config.serviceName,
+      version: VERSION,
+      publicBaseUrl: () => publicBaseUrl,
+      builtin: { payments, pool, limits: config.tools, inspected: createLru<string, { kind: DocumentKind; pages: number }>(1024), metrics },
+      bazaar: new Map(BUILTINS.map((b) => [b.path, builtinBazaar(contract.api.definition, b.path)])),
+      seller: sellEndpointDeps,
+      maxSellerBodyBytes: config.proxy.maxBodyBytes,
+      maxAnswerBytes: config.proxy.maxStoredAnswerBytes,
+      toolsPageSize: config.mcp.toolsPageSize,
       metrics,
     }),
     createSellerHandlers({

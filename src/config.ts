@@ -85,6 +85,8 @@ export interface Config {
     maxPages: number;
   };
   shutdownTimeoutMs: number;
+  /** MCP at /mcp: tools per tools/list page (MCP_TOOLS_PAGE_SIZE). */
+  mcp: { toolsPageSize: number };
   sellers: SellersConfig;
   proxy: ProxyConfig;
   settlement: SettlementConfig;
@@ -427,6 +429,7 @@ export function loadConfig(env: Env): Config {
       maxPages: int(env, 'TOOL_MAX_PAGES', 2000, 1, 100_000),
     },
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    mcp: { toolsPageSize: int(env, 'MCP_TOOLS_PAGE_SIZE', 100, 1, 1000) },
     sellers: sellersConfig(env, profile),
     proxy: {
       maxBodyBytes: int(env, 'PROXY_MAX_BODY_BYTES', 50 * 1024 * 1024, 1, 1024 * 1024 * 1024),

@@ -51,6 +51,11 @@ export const OPERATION_POLICIES: Record<OperationId, OperationPolicy> = {
   pdfJson: paidCall,
   invoiceExtract: paidCall,
   callSellerEndpoint: paidCall,
+  // MCP: counted like unpaid quotes, except a tools/call carrying `_meta["x402/payment"]`
+  // (with-rate-limit.ts finds it in the body). A built-in's document comes inline, base64: the
+  // JSON limit is the tools' 50 MB upload limit in base64 plus the envelope (the decoded
+  // document is held to TOOL_MAX_BODY_BYTES).
+  mcp: { key: { scope: 'pay', use: 'optional' }, rateLimit: quote, jsonBodyLimit: 68 * 1024 * 1024 + 64 * 1024 },
   // Public reads.
   getMeta: {},
   getHealth: {},

@@ -15,6 +15,8 @@ import { redisReachable, TEST_REDIS_URL } from './helpers/redis.ts';
 import { parseRateLimits, ConfigError, loadConfig } from '../src/config.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from './helpers/app.ts';
+import { makePdf } from './helpers/paid.ts';
+import type { ChainsConfig } from '../src/config.ts';
 
 const REDIS_URL = TEST_REDIS_URL;
 
@@ -25,6 +27,23 @@ interface Answer {
 }
 
 /** One request from a chosen loopback address (127.0.0.2 is another client to the server). */
+/**
+ * Chains named but never reached: a payment refused on its form (an unknown network) is decided
+ * before any RPC call, so a suite without a devnet can still present one.
+ */
+async function devChains(): Promise<ChainsConfig> {
+  const { Keypair } = await import('@solana/web3.js');
+  const bs58 = (await import('bs58')).default;
+  const key = bs58.encode(Keypair.generate().secretKey);
+  const evm = (n: number) => ({ rpcUrl: 'http://127.0.0.1:9', chainId: n, usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', payTo: '0x5df1e9B7234A47e0B951726CE7cC2Eb20608B9A4' });
+  return {
+    base: evm(8453),
+    polygon: { ...evm(137), usdc: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' },
+    solana: { rpcUrl: 'http://127.0.0.1:9', usdcMint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', payTo: '8fgDjAuUJxWyZcn59R6Y6wgpaAeYFYteYV7hZSCELRYz' },
+    signers: { evmRelayerKey: '0x' + '11'.repeat(32), evmTreasuryKey: '0x' + '22'.repeat(32), solanaFeePayerKey: key, solanaTreasuryKey: key },
+  } as ChainsConfig;
+}
+
 function call(baseUrl: string, method: string, path: string, opts: { from?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(`${baseUrl}${path}`, { method, localAddress: opts.from ?? '127.0.0.1', headers: { connection: 'close', ...(opts.headers ?? {}) }, agent: false }, (res) => {
@@ -104,6 +123,32 @@ describe('in memory (no REDIS_URL): per process', () => {
     for (const headers of proofs) {
       assert.notEqual((await quote(app, '127.0.0.3', headers)).status, 429, Object.keys(headers)[0]);
     }
+  });
+
+  test('MCP at /mcp counts against the quote bucket, except a tools/call carrying a payment in _meta', async () => {
+    const app = await start({ RATE_LIMITS: 'quote=1/60s' });
+    const mcp = (message: object) =>
+      call(app.baseUrl, 'POST', '/mcp', { from: '127.0.0.9', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }) });
+    const list = await mcp({ method: 'tools/list', params: {} });
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    assertLimited(await mcp({ method: 'tools/list', params: {} }), 60);
+    const unpaid = { name: 'pdf-text', arguments: { document: Buffer.from('%PDF-1.4').toString('base64') } };
+    assertLimited(await mcp({ method: 'tools/call', params: unpaid }), 60);
+    const paid = await mcp({ method: 'tools/call', params: { ...unpaid, _meta: { 'x402/payment': { x402Version: 2, accepted: { network: 'eip155:1', scheme: 'exact' }, payload: {} } } } });
+    assert.equal(paid.status, 200, 'a call carrying a payment runs whatever the count');
+  });
+
+  test('MCP: a refused payment (a tool result inside a 200) is counted like an unpaid call', async () => {
+    const app = await startTestApp({ ...testConfig({ DATABASE_URL: (db ??= await createTestDatabase('ops_rl')).url, RATE_LIMITS: 'quote=1/60s' }), chains: await devChains() });
+    apps.push(app);
+    const mcp = (message: object) =>
+      call(app.baseUrl, 'POST', '/mcp', { from: '127.0.0.10', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }) });
+    const forged = { name: 'pdf-text', arguments: { document: (await makePdf(1, 'rate-limit')).toString('base64') }, _meta: { 'x402/payment': { x402Version: 2, accepted: { network: 'eip155:1', scheme: 'exact' }, payload: {} } } };
+    const refused = await mcp({ method: 'tools/call', params: forged });
+    assert.equal(refused.status, 200);
+    assert.equal(refused.body.result.structuredContent.error, 'invalid_payment');
+    // The refusal used the bucket's one request: an unpaid call is now limited.
+    assertLimited(await mcp({ method: 'tools/list', params: {} }), 60);
   });
 
   test('seller calls are counted per wallet, whatever the address and the letter case of an EVM wallet', async () => {

@@ -488,6 +488,24 @@ export const EndpointErrorCountSchema = new EntitySchema<EndpointErrorCount>({
   uniques: [{ name: 'endpoint_error_count_unique', properties: ['endpointId', 'hour', 'code'] }],
 });
 
+/** x402 payment-identifier ids: the first payload and request each was seen with (payments/payment-identifier.ts). */
+export interface PaymentIdentifierRow {
+  id: string;
+  payloadSha256: Buffer;
+  fingerprint: string;
+  createdAt: Date;
+}
+export const PaymentIdentifierSchema = new EntitySchema<PaymentIdentifierRow>({
+  name: 'PaymentIdentifier',
+  tableName: 'payment_identifier',
+  properties: {
+    id: { type: 'string', length: 128, primary: true },
+    payloadSha256: { type: 'blob', columnType: 'bytea' },
+    fingerprint: { type: 'string', length: 64 },
+    createdAt: createdAt(),
+  },
+});
+
 export const allEntities = [
   SellerSchema,
   SellerWalletSchema,
@@ -503,4 +521,5 @@ export const allEntities = [
   PayoutItemSchema,
   SettlementRunSchema,
   EndpointErrorCountSchema,
+  PaymentIdentifierSchema,
 ];

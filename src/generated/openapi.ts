@@ -629,6 +629,35 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/mcp": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * MCP server (Streamable HTTP) with x402-paid tools
+     * @description The catalog as a Model Context Protocol server, Streamable HTTP transport, stateless
+     *     (no session id; JSON answers, no SSE stream; GET and DELETE are not offered).
+     *     `tools/list` lists the built-ins and every live seller endpoint (paged with the MCP
+     *     cursor), each with its input schema and its price in `_meta.x402`. Tools are paid per
+     *     the x402 MCP transport (tool-result binding): an unpaid `tools/call` answers a tool
+     *     result with `isError: true` and the x402 v2 `PaymentRequired` in `structuredContent`
+     *     (the same accepts as the HTTP 402); the call is retried with the v2 `PaymentPayload` in
+     *     `params._meta["x402/payment"]` and answers with `_meta["x402/payment-response"]`.
+     *     The payment goes through the same verification, exactly-once and replay rules as the
+     *     HTTP operations: a payment buys one call of that tool with those arguments.
+     */
+    post: operations["mcp"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/discovery/resources": {
     parameters: {
       query?: never;
@@ -681,6 +710,13 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    /** @description A JSON-RPC 2.0 message of the Model Context Protocol. */
+    McpMessage: {
+      /** @enum {string} */
+      jsonrpc: "2.0";
+    } & {
+      [key: string]: unknown;
+    };
     /**
      * @description An amount in USDC atomic units (6 decimals) as a decimal string.
      * @example 25000
@@ -1845,10 +1881,10 @@ export interface components {
       /** @enum {string} */
       error: "processing_timeout";
     };
-    /** @description The error body with `error` tx_already_consumed. */
+    /** @description The error body with `error` tx_already_consumed or payment_identifier_conflict. */
     TxAlreadyConsumedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error: "tx_already_consumed";
+      error: "tx_already_consumed" | "payment_identifier_conflict";
     };
     /** @description The error body with `error` body_too_large. */
     BodyTooLargeError: components["schemas"]["Error"] & {
@@ -2057,7 +2093,8 @@ export interface components {
     /**
      * @description The payment's transaction already paid for another call (a transaction pays for exactly
      *     one). Retrying the same receipt with the identical request is not an error: it answers
-     *     the stored result.
+     *     the stored result. `payment_identifier_conflict`: the v2 payment's
+     *     `payment-identifier` id was first sent with another payment or another request.
      */
     TxAlreadyConsumed: {
       headers: {
@@ -2365,6 +2402,7 @@ export interface components {
   };
   pathItems: never;
 }
+export type SchemaMcpMessage = components['schemas']['McpMessage'];
 export type SchemaAtomicAmount = components['schemas']['AtomicAmount'];
 export type SchemaUnixSeconds = components['schemas']['UnixSeconds'];
 export type SchemaResourceId = components['schemas']['ResourceId'];
@@ -3760,6 +3798,63 @@ export interface operations {
           "application/json": components["schemas"]["BroadcastFailedError"];
         };
       };
+    };
+  };
+  mcp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["McpMessage"];
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC answer (a tool result, the tool list, or a JSON-RPC error). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["McpMessage"];
+        };
+      };
+      /** @description A notification or a response from the client was accepted (no body). */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description Not a JSON-RPC message the MCP transport accepts: a JSON-RPC error body (`error.code`
+       *     -32700 parse error, -32600 invalid request). A body that is not JSON, or not an object
+       *     with `jsonrpc`, is refused before the transport with the service's error body
+       *     (`invalid_json`, `invalid_input`).
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["McpMessage"];
+        };
+      };
+      /** @description The client does not accept both application/json and text/event-stream (a JSON-RPC error body). */
+      406: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["McpMessage"];
+        };
+      };
+      413: components["responses"]["JsonBodyTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
     };
   };
   listDiscoveryResources: {

@@ -27,6 +27,7 @@ export const operationIds = [
   'getSellerErrors',
   'requestPayout',
   'solanaFacilitator',
+  'mcp',
   'listDiscoveryResources',
   'getSessionToken',
 ] as const;
@@ -59,6 +60,7 @@ export const operations = {
   getSellerErrors: { method: 'get', path: '/v1/_seller/{wallet}/errors' },
   requestPayout: { method: 'post', path: '/v1/_seller/{wallet}/payouts' },
   solanaFacilitator: { method: 'post', path: '/v1/_facilitator/solana' },
+  mcp: { method: 'post', path: '/mcp' },
   listDiscoveryResources: { method: 'get', path: '/discovery/resources' },
   getSessionToken: { method: 'get', path: '/v1/_session-token' },
 } as const satisfies Record<OperationId, { method: string; path: string }>;

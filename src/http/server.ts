@@ -37,6 +37,11 @@ export interface HandlerResult {
   headers?: Record<string, string>;
   /** An object is sent as JSON; a Buffer or string as is (set content-type in headers); a Readable is streamed. */
   body?: unknown;
+  /**
+   * A payment proof in the request was refused although the status does not say so (an MCP
+   * tool result inside a 200): the rate limit counts it like an unpaid call. Never sent.
+   */
+  refusedProof?: boolean;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<HandlerResult>;

@@ -10,9 +10,10 @@
  * Which operation counts against which bucket is the table of operation policies (src/policies.ts).
  *
  * Paid calls are never limited: a request carrying a payment proof (X-Payment,
- * PAYMENT-SIGNATURE or X-Session-Token) runs whatever its bucket's count, so nobody is
- * refused what they paid for. A proof that is refused (402, 409, 400) is then counted like
- * an unpaid call, so invented proofs do not buy unlimited quotes.
+ * PAYMENT-SIGNATURE or X-Session-Token, or an MCP tools/call with `_meta["x402/payment"]`) runs
+ * whatever its bucket's count, so nobody is refused what they paid for. A proof that is refused
+ * (402, 409, 400) is then counted like an unpaid call, so invented proofs do not buy unlimited
+ * quotes (an MCP refusal, a tool result inside a 200, says so in `refusedProof`).
  */
 import ipaddr from 'ipaddr.js';
 import type { RateLimitBucket } from '../config.ts';
@@ -25,7 +26,12 @@ import type { Handler, RequestContext } from './server.ts';
 export type KeyOf = (ctx: RequestContext, proxyHops: number) => string;
 
 const PROOF_HEADERS = ['x-payment', 'payment-signature', 'x-session-token'] as const;
-export const carriesPaymentProof = (ctx: RequestContext) => PROOF_HEADERS.some((h) => typeof ctx.req.headers[h] === 'string' && ctx.req.headers[h] !== '');
+/** An MCP tools/call carries its payment in the JSON-RPC body, `params._meta["x402/payment"]` (src/mcp/). */
+const carriesMcpPayment = (ctx: RequestContext) => {
+  const msg = ctx.body as { method?: unknown; params?: { _meta?: Record<string, unknown> } } | undefined;
+  return msg !== null && typeof msg === 'object' && msg.method === 'tools/call' && msg.params?._meta?.['x402/payment'] != null;
+};
+export const carriesPaymentProof = (ctx: RequestContext) => PROOF_HEADERS.some((h) => typeof ctx.req.headers[h] === 'string' && ctx.req.headers[h] !== '') || carriesMcpPayment(ctx);
 
 /**
  * The client's address: the socket peer, or behind `proxyHops` trusted proxies the entry they
@@ -83,7 +89,7 @@ export function rateLimitWrapper(deps: RateLimitDeps): WithRateLimit {
     if (carriesPaymentProof(ctx)) {
       try {
         const result = await handler(ctx);
-        if (REFUSED_PROOF.has(result.status)) await limiter.charge(bucket, key);
+        if (REFUSED_PROOF.has(result.status) || result.refusedProof) await limiter.charge(bucket, key);
         return result;
       } catch (err) {
         if (err instanceof AppError && REFUSED_PROOF.has(err.status)) await limiter.charge(bucket, key);

@@ -55,6 +55,8 @@ export interface Metrics {
   moneyIn: Counter<'network' | 'endpoint'>;
   paidCalls: Counter<'network' | 'endpoint'>;
   rateLimited: Counter<'bucket'>;
+  /** MCP tools/call at /mcp by tool and outcome (payment_required, paid, replay, refused, failed, error). */
+  mcpCalls: Counter<'tool' | 'outcome'>;
   /** Forwarded seller calls (proxy / paywall): outcome ok, http_4xx, http_5xx, timeout, error. */
   upstreamRequests: Counter<'endpoint' | 'outcome'>;
   upstreamDuration: Histogram<'endpoint'>;
@@ -203,6 +205,7 @@ export function createMetrics(): Metrics {
     }),
     moneyIn: new Counter({ name: 'paycall_money_in_atomic_total', help: 'USDC received for paid calls (atomic units, 6 decimals) by network and endpoint', labelNames: ['network', 'endpoint'], registers }),
     paidCalls: new Counter({ name: 'paycall_paid_calls_total', help: 'Paid calls accepted (replays excluded) by network and endpoint', labelNames: ['network', 'endpoint'], registers }),
+    mcpCalls: new Counter({ name: 'paycall_mcp_calls_total', help: 'MCP tools/call by tool and outcome (payment_required, paid, replay, refused, failed, error)', labelNames: ['tool', 'outcome'], registers }),
     rateLimited: new Counter({ name: 'paycall_rate_limited_total', help: 'Requests answered 429 rate_limited by bucket', labelNames: ['bucket'], registers }),
     upstreamRequests: new Counter({ name: 'paycall_upstream_requests_total', help: 'Forwarded seller calls by endpoint and outcome (ok, http_4xx, http_5xx, timeout, error)', labelNames: ['endpoint', 'outcome'], registers }),
     upstreamDuration: new Histogram({

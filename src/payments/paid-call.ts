@@ -27,6 +27,7 @@ import { settleTxReceipt } from './tx-receipt.rail.ts';
 import { decodePaymentSignature, paymentRequiredHeader, paymentResponseHeaders } from './x402-v2.ts';
 import type { Lru } from '../lib/lru.ts';
 import { Readable } from 'node:stream';
+import { PAYMENT_IDENTIFIER, paymentIdentifierExtension, paymentIdentifierOf, type PaymentIdentifier } from './payment-identifier.ts';
 
 export interface PaidCallDeps extends RailDeps {
   /** A function: with PORT=0 the public URL is known only once the server listens. */
@@ -45,6 +46,11 @@ export interface PaidCallDeps extends RailDeps {
   metrics?: Metrics;
   /** A streamed answer up to this size is also stored for replays (default 10 MB). */
   maxStoredAnswerBytes?: number;
+  /**
+   * Binds a payment-identifier id to its first payload and request (payment-identifier.ts):
+   * `conflict` when the id was first seen with anything else.
+   */
+  bindIdentifier: (b: PaymentIdentifier & { fingerprint: string }) => Promise<'bound' | 'same' | 'conflict'>;
   /** Serialized unpaid 402 answers, reused while what they price is unchanged (see quoteAnswer). */
   quoteAnswers?: Lru<string, QuoteAnswer>;
 }
@@ -96,11 +102,21 @@ export async function sell(deps: PaidCallDeps, p: Sellable, request: SaleRequest
   }
 
   let receipt: Receipt;
+  let identifier: PaymentIdentifier | null;
   try {
     receipt = decodeProof(request.proof);
+    identifier = paymentIdentifierOf(request.proof);
   } catch (e) {
     if (e instanceof AppError) return refuse(deps, p, 'unknown', { ok: false, reason: 'invalid_payment', message: e.message });
     throw e;
+  }
+  // Before any chain work (the spec's lost-response recovery): the same id with the same payload
+  // and request goes on to the receipt gate, which replays its answer; anything else is refused.
+  if (identifier && (await deps.bindIdentifier({ ...identifier, fingerprint: request.fingerprint })) === 'conflict') {
+    deps.metrics?.payments.inc({ network: receipt.network, result: 'payment_identifier_conflict' });
+    throw new AppError('payment_identifier_conflict', 409, `The payment-identifier id ${identifier.id} was first sent with another payment or request.`, {
+      hint: 'Use a new id for a new payment; resend the identical payment and request to get its answer.',
+    });
   }
 
   // The amount the chain shows arrived, as written to the ledger row (money-in metrics count it once).
@@ -164,7 +180,8 @@ async function refuse(deps: PaidCallDeps, p: Sellable, network: string, r: Extra
   throw new AppError(r.reason, 402, r.message, { body, headers });
 }
 
-const extensionsOf = (p: Sellable) => (p.bazaar ? { bazaar: p.bazaar } : undefined);
+/** The 402's v2 extensions: how to call the endpoint (bazaar) and the idempotency id it honours. */
+const extensionsOf = (p: Sellable) => ({ ...(p.bazaar ? { bazaar: p.bazaar } : {}), [PAYMENT_IDENTIFIER]: paymentIdentifierExtension });
 
 /**
  * The unpaid 402 answer. Unpaid calls are the hot path and a quote depends only on what is

@@ -220,6 +220,22 @@ export function catalogRows(em: Sql) {
   );
 }
 
+/**
+ * A page of the endpoints MCP lists as tools (active and degraded, as in /v1/_meta), in
+ * (slug, path_suffix) order after the cursor `after`: keyset paging, so a page costs the same
+ * however deep it is and an endpoint added meanwhile is neither skipped nor listed twice.
+ */
+export function toolPage(em: Sql, after: readonly [string, string] | null, limit: number) {
+  return em.execute<{ slug: string; path_suffix: string; desc: string; price: string; unit: string; mode: string; sample_body: unknown }[]>(
+    `select e.slug, e.path_suffix, e."desc", e.atomic_price::text as price, e.unit, e.mode, e.sample_body
+       from seller_endpoint e
+      where e.deleted_at is null and e.status in ('active', 'degraded') and (e.slug, e.path_suffix) > (?, ?)
+      order by e.slug, e.path_suffix
+      limit ?`,
+    [after?.[0] ?? '', after?.[1] ?? '', limit],
+  );
+}
+
 /** Live (not deleted) endpoints by status: the paycall_seller_endpoints gauge. */
 export function endpointCountsByStatus(em: Sql) {
   return em.execute<{ status: string; n: string }[]>('select status, count(*) as n from seller_endpoint where deleted_at is null group by status');

@@ -7,6 +7,7 @@ import { Migration20261123091000_settlement } from './Migration20261123091000_se
 import { Migration20261125100000_undelivered_calls } from './Migration20261125100000_undelivered_calls.ts';
 import { Migration20261125110000_quote_offer } from './Migration20261125110000_quote_offer.ts';
 import { Migration20261125120000_receipt_lease } from './Migration20261125120000_receipt_lease.ts';
+import { Migration20261125140000_payment_identifier } from './Migration20261125140000_payment_identifier.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121073529_initial', class: Migration20261121073529_initial },
@@ -17,4 +18,5 @@ export const migrationsList = [
   { name: 'Migration20261125100000_undelivered_calls', class: Migration20261125100000_undelivered_calls },
   { name: 'Migration20261125110000_quote_offer', class: Migration20261125110000_quote_offer },
   { name: 'Migration20261125120000_receipt_lease', class: Migration20261125120000_receipt_lease },
+  { name: 'Migration20261125140000_payment_identifier', class: Migration20261125140000_payment_identifier },
 ];
