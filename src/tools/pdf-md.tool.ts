@@ -20,7 +20,7 @@ import { mapPages } from './pdf/pdf-pages.ts';
 import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { findFurniture } from './pdf/page-furniture.ts';
 import { buildBlocks, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
-import { findTables, readRulings, type Table } from './pdf/ruled-tables.ts';
+import { findTables, readRulings, type GridCell, type Table } from './pdf/ruled-tables.ts';
 import { findAlignedTables } from './pdf/aligned-tables.ts';
 import { fixSymbols, joinLines, Vocabulary } from './pdf/flow-text.ts';
 import type { PdfMdResult, ProgressFn } from './tool-types.ts';
@@ -56,6 +56,42 @@ export function tableToMarkdown(rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(norm[0]), line(norm[0].map(() => '---')), ...norm.slice(1).map(line)].join('\n');
 }
+
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * A table a pipe table cannot hold (cells spanning columns or rows) as HTML, with colspan and
+ * rowspan as drawn. The first row is a header row unless one of its cells reaches below it.
+ */
+export function tableToHtml(cells: GridCell[][]): string {
+  const header = cells.length > 1 && cells[0].every((c) => c.rowspan === 1);
+  const cell = (c: GridCell, tag: string) => {
+    const span = `${c.colspan > 1 ? ` colspan="${c.colspan}"` : ''}${c.rowspan > 1 ? ` rowspan="${c.rowspan}"` : ''}`;
+    return `<${tag}${span}>${escapeHtml(c.text)}</${tag}>`;
+  };
+  // Positions no cell covers (an empty cell, or one spanning from a row above) are told apart
+  // from the grid: the empty ones get an empty <td> so the cells after them keep their column.
+  const width = Math.max(...cells.map((row) => Math.max(0, ...row.map((c) => c.col + c.colspan))));
+  const covered = cells.map(() => Array<boolean>(width).fill(false));
+  cells.forEach((row, r) => {
+    for (const c of row) for (let dr = 0; dr < c.rowspan; dr++) for (let dc = 0; dc < c.colspan; dc++) if (covered[r + dr]) covered[r + dr][c.col + dc] = true;
+  });
+  const rows = cells.map((row, r) => {
+    const tag = header && r === 0 ? 'th' : 'td';
+    const out: string[] = [];
+    for (let k = 0; k < width; k++) {
+      const c = row.find((x) => x.col === k);
+      if (c) out.push(cell(c, tag));
+      else if (!covered[r][k]) out.push(`<${tag}></${tag}>`);
+    }
+    return `<tr>${out.join('')}</tr>`;
+  });
+  return `<table>\n${rows.join('\n')}\n</table>`;
+}
+
+/** A table as Markdown: a pipe table when every cell is its own, else HTML. */
+export const renderTable = (t: Table): string =>
+  t.cells?.some((row) => row.some((c) => c.colspan > 1 || c.rowspan > 1)) ? tableToHtml(t.cells) : tableToMarkdown(t.rows);
 
 /** Escapes text that Markdown would otherwise read as structure. */
 const escapeText = (s: string) => s.replace(/^(#{1,6}\s|>|\d+[.)]\s|[-*+]\s)/, '\\$1');
@@ -226,12 +262,13 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     if (!v.value || !v.value.fragments.length) return null;
     const kept = v.value.fragments.filter((f) => !furniture.has(f));
     // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
-    // more columns wins: rules that frame only part of a table (FHS's man page table) would
+    // more columns wins (unless the ruled one has spanning cells): rules that frame only part of a table (FHS's man page table) would
     // otherwise scatter its other columns.
     let aligned = findAlignedTables(kept, bodySize, (row) => row.every(isMonoFragment) || row.some((f) => TOC_LINE.test(f.text)));
     const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
     const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
-    const ruled = v.value.tables.filter((t) => !aligned.some((a) => overlaps(a, t) && width(a) > width(t)));
+    // A ruled table whose cells span (its rules say which) keeps them: x-positions cannot tell.
+    const ruled = v.value.tables.filter((t) => t.cells || !aligned.some((a) => overlaps(a, t) && width(a) > width(t)));
     aligned = aligned.filter((a) => !ruled.some((t) => overlaps(a, t)));
     const inRuled = (f: Fragment) => ruled.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
     const inAligned = new Set(aligned.flatMap((t) => t.fragments));
@@ -352,7 +389,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       if (it.kind === 'table') {
         flushCode();
         flushToc();
-        if (it.table.rows.length) emit({ md: tableToMarkdown(it.table.rows), kind: 'table' });
+        if (it.table.rows.length) emit({ md: renderTable(it.table), kind: 'table' });
         continue;
       }
       if (isToc(it.block)) {
