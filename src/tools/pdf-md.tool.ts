@@ -5,13 +5,18 @@
  *   whole document (pdf/page-furniture.ts); each page starts with an anchor `<!-- page N -->`
  *   so a reader can cite a page (option `pageAnchors: false` leaves them out).
  * - Headings come from the font-size hierarchy of the whole document (the most used size is
- *   body text; the larger sizes, biggest first, become #, ## and ###).
+ *   body text; the larger sizes, biggest first, become #, ## and ###). When the PDF has an
+ *   outline (bookmarks) whose titles name the text's headings, the outline decides instead:
+ *   a block reading as a bookmark's title on its page is a heading at the bookmark's depth,
+ *   other lines (authors, dates, contents lines) are not.
+ * - Ruled tables whose cells span columns or rows (a rule missing between two cells) become
+ *   HTML <table>s with colspan/rowspan; other tables become pipe tables.
  * - Paragraphs flow: a paragraph cut by a column or page break (no sentence end before, a
  *   lower-case start after) is joined again, and line-end hyphens are joined when the document
  *   itself never writes the pair as a hyphenated compound (flow-text.ts).
  * - Lines set in a monospaced font become fenced code blocks, with their indentation.
  * - Table-of-contents lines (dot leaders) become a list, never headings.
- * - Bullets and numbers become lists, ruled tables become pipe tables.
+ * - Bullets and numbers become lists.
  * A page without a text layer (a scan) adds an HTML comment saying so, so a reader of the
  * Markdown knows content is missing rather than absent.
  */
@@ -328,6 +333,20 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     return Math.min(6, Math.min(headingSizes.length, 3) + m[1].split('.').length);
   };
 
+  // The outline (bookmarks), when the document has one that names its headings: a block whose
+  // text is a bookmark's title on the bookmark's page is a heading at the bookmark's depth;
+  // other lines the sizes would make headings are not (a date under the title, a caption).
+  const outline = headingOutline(doc, pages, codeWanted, isToc, body);
+  const headingLevel = (seg: Block, it: { bold: boolean; note?: boolean }, page: number): number | null => {
+    if (it.note || seg.lines.length > 3) return null;
+    const sized = levelOf(seg.size) ?? numberedLevel(seg, it.bold);
+    if (!outline) return sized;
+    const depth = outline.depthOf(seg, page, it.bold);
+    if (depth !== null) return Math.min(6, depth + outline.offset);
+    // The document's title (the largest size, not bookmarked) stays a heading.
+    return sized === 1 && outline.offset ? 1 : null;
+  };
+
   const out: Part[] = [];
   const push = (part: Part, pageStart: string | null) => {
     // Footnotes stand after their page's text: a paragraph that goes on past them joins the
@@ -413,8 +432,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
           continue;
         }
         flushCode();
-        let level = !it.note && seg.lines.length <= 3 ? (levelOf(seg.size) ?? numberedLevel(seg, it.bold)) : null;
-        if (level === null && firstText && !it.note && titleLike(seg, it.bold)) level = Math.min(3, Math.min(headingSizes.length, 2) + 1);
+        let level = headingLevel(seg, it, pageNumber);
+        if (level === null && !outline && firstText && !it.note && titleLike(seg, it.bold)) level = Math.min(3, Math.min(headingSizes.length, 2) + 1);
         firstText = false;
         for (const p of blockToParts(seg, level, it.bold, vocab)) emit(it.note && p.kind === 'para' ? { ...p, kind: 'note' } : p);
       }
@@ -425,6 +444,75 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   });
   const markdown = out.map((p) => (p.kind === 'code' ? p.md : fixSymbols(p.md))).join('\n\n') + '\n';
   return { markdown, pages: doc.numPages, page_count: doc.numPages };
+}
+
+/** A title compared with a bookmark's: no section number ("2.2", "Chapter 3."), case, punctuation or spacing. */
+const titleKey = (s: string): string =>
+  s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/^\s*(?:chapter|appendix|section|part)\s+/, '')
+    .replace(/^\s*(?:\d+|[a-z]|[ivxlc]+)(?:\.\d+)*\.?\s+/, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+
+interface HeadingOutline {
+  /** The depth of the bookmark naming this block on this page (or the next or previous), else null. */
+  depthOf(block: Block, page: number, bold: boolean): number | null;
+  /** Levels below the document's title when the title is not itself bookmarked. */
+  offset: number;
+}
+
+/**
+ * The outline as heading evidence, or null when the document has none or its bookmarks do not
+ * name the text's headings (fewer than half found on their pages: an outline of pages, of
+ * slides, or of titles that differ from the text).
+ */
+function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], codeWanted: boolean, isToc: (b: Block) => boolean, body: number): HeadingOutline | null {
+  const entries = doc.outline().filter((e) => e.page !== null && titleKey(e.title));
+  if (entries.length < 3) return null;
+  const byKey = new Map<string, typeof entries>();
+  for (const e of entries) {
+    const k = titleKey(e.title);
+    if (!byKey.has(k)) byKey.set(k, []);
+    byKey.get(k)!.push(e);
+  }
+  // A heading stands out (bold or larger than body text) and is no list item: "— symbolic
+  // names;" in a list names a section too.
+  const find = (b: Block, page: number, bold: boolean) => {
+    if (b.lines.length > 3 || !(bold || b.size >= body * 1.1) || LIST_LINE.test(b.lines[0].text)) return undefined;
+    const list = byKey.get(titleKey(b.lines.map((l) => l.text).join(' ')));
+    return list?.find((e) => e.page === page) ?? list?.find((e) => Math.abs(e.page! - page) <= 1);
+  };
+  // Each bookmark names one block: of the blocks that read as its title (a contents line set
+  // bold, the heading itself), the largest.
+  const matched = new Map<(typeof entries)[number], Fragment>();
+  let matchedSize = 0;
+  pages.forEach((items, i) => {
+    for (const it of items ?? []) {
+      if (it.kind !== 'text' || it.note || isToc(it.block)) continue;
+      for (const seg of codeWanted ? segments(it.block) : [it.block]) {
+        const e = find(seg, seg.lines[0].page ?? i + 1, it.bold);
+        if (e && !seg.lines.every(isMonoFragment)) {
+          const best = matched.get(e);
+          if (!best || seg.size > best.size + 0.25) matched.set(e, seg.lines[0]);
+          matchedSize = Math.max(matchedSize, seg.size);
+        }
+      }
+    }
+  });
+  if (matched.size < 0.5 * entries.length) return null;
+  // A title larger than every bookmarked heading, itself not bookmarked, sits above them all.
+  const title = pages.some((items) => (items ?? []).some((it) => it.kind === 'text' && !it.note && it.block.size > matchedSize * 1.15 && it.block.lines.length <= 3 && !find(it.block, it.block.lines[0].page ?? 0, it.bold)));
+  const minDepth = Math.min(...[...matched.keys()].map((e) => e.depth));
+  return {
+    depthOf: (b, page, bold) => {
+      if (b.lines.every(isMonoFragment)) return null;
+      const e = find(b, page, bold);
+      return e && matched.get(e) === b.lines[0] ? e.depth - minDepth + 1 : null;
+    },
+    offset: title ? 1 : 0,
+  };
 }
 
 /** A bold line or two that reads as a title: a few words, capitalised, no sentence punctuation to go on. */
