@@ -338,10 +338,15 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
   // them: two tables of the same width on a page, with a paragraph between them, are two
   // stacks (text of the other column of the page does not cut).
   const stacks: Segment[][] = [];
-  const prose = (a: Segment, y0: number, y1: number) =>
-    runs.some((r) => r.baseline > y0 && r.baseline - r.size * 0.7 < y1 && r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size));
+  const wider = new Map<Segment[], TextRun[]>();
+  const prose = (st: Segment[], y0: number, y1: number) => {
+    const a = st[0];
+    let list = wider.get(st);
+    if (!list) wider.set(st, (list = runs.filter((r) => r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size))));
+    return list.some((r) => r.baseline > y0 && r.baseline - r.size * 0.7 < y1);
+  };
   for (const s of sorted) {
-    const stack = stacks.find((st) => Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6 && !prose(st[0], st[st.length - 1].y0, s.y0));
+    const stack = stacks.find((st) => Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6 && !prose(st, st[st.length - 1].y0, s.y0));
     if (stack) stack.push(s);
     else stacks.push([s]);
   }
