@@ -5,13 +5,18 @@
  *   whole document (pdf/page-furniture.ts); each page starts with an anchor `<!-- page N -->`
  *   so a reader can cite a page (option `pageAnchors: false` leaves them out).
  * - Headings come from the font-size hierarchy of the whole document (the most used size is
- *   body text; the larger sizes, biggest first, become #, ## and ###).
+ *   body text; the larger sizes, biggest first, become #, ## and ###). When the PDF has an
+ *   outline (bookmarks) whose titles name the text's headings, the outline decides instead:
+ *   a block reading as a bookmark's title on its page is a heading at the bookmark's depth,
+ *   other lines (authors, dates, contents lines) are not.
+ * - Ruled tables whose cells span columns or rows (a rule missing between two cells) become
+ *   HTML <table>s with colspan/rowspan; other tables become pipe tables.
  * - Paragraphs flow: a paragraph cut by a column or page break (no sentence end before, a
  *   lower-case start after) is joined again, and line-end hyphens are joined when the document
  *   itself never writes the pair as a hyphenated compound (flow-text.ts).
  * - Lines set in a monospaced font become fenced code blocks, with their indentation.
  * - Table-of-contents lines (dot leaders) become a list, never headings.
- * - Bullets and numbers become lists, ruled tables become pipe tables.
+ * - Bullets and numbers become lists.
  * A page without a text layer (a scan) adds an HTML comment saying so, so a reader of the
  * Markdown knows content is missing rather than absent.
  */
@@ -20,7 +25,7 @@ import { mapPages } from './pdf/pdf-pages.ts';
 import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { findFurniture } from './pdf/page-furniture.ts';
 import { buildBlocks, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
-import { findTables, readRulings, type Table } from './pdf/ruled-tables.ts';
+import { findTables, readRulings, type GridCell, type Table } from './pdf/ruled-tables.ts';
 import { findAlignedTables } from './pdf/aligned-tables.ts';
 import { fixSymbols, joinLines, Vocabulary } from './pdf/flow-text.ts';
 import type { PdfMdResult, ProgressFn } from './tool-types.ts';
@@ -56,6 +61,42 @@ export function tableToMarkdown(rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(norm[0]), line(norm[0].map(() => '---')), ...norm.slice(1).map(line)].join('\n');
 }
+
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * A table a pipe table cannot hold (cells spanning columns or rows) as HTML, with colspan and
+ * rowspan as drawn. The first row is a header row unless one of its cells reaches below it.
+ */
+export function tableToHtml(cells: GridCell[][]): string {
+  const header = cells.length > 1 && cells[0].every((c) => c.rowspan === 1);
+  const cell = (c: GridCell, tag: string) => {
+    const span = `${c.colspan > 1 ? ` colspan="${c.colspan}"` : ''}${c.rowspan > 1 ? ` rowspan="${c.rowspan}"` : ''}`;
+    return `<${tag}${span}>${escapeHtml(c.text)}</${tag}>`;
+  };
+  // Positions no cell covers (an empty cell, or one spanning from a row above) are told apart
+  // from the grid: the empty ones get an empty <td> so the cells after them keep their column.
+  const width = Math.max(...cells.map((row) => Math.max(0, ...row.map((c) => c.col + c.colspan))));
+  const covered = cells.map(() => Array<boolean>(width).fill(false));
+  cells.forEach((row, r) => {
+    for (const c of row) for (let dr = 0; dr < c.rowspan; dr++) for (let dc = 0; dc < c.colspan; dc++) if (covered[r + dr]) covered[r + dr][c.col + dc] = true;
+  });
+  const rows = cells.map((row, r) => {
+    const tag = header && r === 0 ? 'th' : 'td';
+    const out: string[] = [];
+    for (let k = 0; k < width; k++) {
+      const c = row.find((x) => x.col === k);
+      if (c) out.push(cell(c, tag));
+      else if (!covered[r][k]) out.push(`<${tag}></${tag}>`);
+    }
+    return `<tr>${out.join('')}</tr>`;
+  });
+  return `<table>\n${rows.join('\n')}\n</table>`;
+}
+
+/** A table as Markdown: a pipe table when every cell is its own, else HTML. */
+export const renderTable = (t: Table): string =>
+  t.cells?.some((row) => row.some((c) => c.colspan > 1 || c.rowspan > 1)) ? tableToHtml(t.cells) : tableToMarkdown(t.rows);
 
 /** Escapes text that Markdown would otherwise read as structure. */
 const escapeText = (s: string) => s.replace(/^(#{1,6}\s|>|\d+[.)]\s|[-*+]\s)/, '\\$1');
@@ -226,12 +267,13 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     if (!v.value || !v.value.fragments.length) return null;
     const kept = v.value.fragments.filter((f) => !furniture.has(f));
     // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
-    // more columns wins: rules that frame only part of a table (FHS's man page table) would
+    // more columns wins (unless the ruled one has spanning cells): rules that frame only part of a table (FHS's man page table) would
     // otherwise scatter its other columns.
     let aligned = findAlignedTables(kept, bodySize, (row) => row.every(isMonoFragment) || row.some((f) => TOC_LINE.test(f.text)));
     const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
     const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
-    const ruled = v.value.tables.filter((t) => !aligned.some((a) => overlaps(a, t) && width(a) > width(t)));
+    // A ruled table whose cells span (its rules say which) keeps them: x-positions cannot tell.
+    const ruled = v.value.tables.filter((t) => t.cells || !aligned.some((a) => overlaps(a, t) && width(a) > width(t)));
     aligned = aligned.filter((a) => !ruled.some((t) => overlaps(a, t)));
     const inRuled = (f: Fragment) => ruled.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
     const inAligned = new Set(aligned.flatMap((t) => t.fragments));
@@ -289,6 +331,20 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     const m = /^((?:\d{1,2}\.)*\d{1,2})\.?\s+\p{Lu}/u.exec(text);
     if (!m || text.length > 90 || /[.:;,]$/.test(text)) return null;
     return Math.min(6, Math.min(headingSizes.length, 3) + m[1].split('.').length);
+  };
+
+  // The outline (bookmarks), when the document has one that names its headings: a block whose
+  // text is a bookmark's title on the bookmark's page is a heading at the bookmark's depth;
+  // other lines the sizes would make headings are not (a date under the title, a caption).
+  const outline = headingOutline(doc, pages, codeWanted, isToc, body);
+  const headingLevel = (seg: Block, it: { bold: boolean; note?: boolean }, page: number): number | null => {
+    if (it.note || seg.lines.length > 3) return null;
+    const sized = levelOf(seg.size) ?? numberedLevel(seg, it.bold);
+    if (!outline) return sized;
+    const depth = outline.depthOf(seg, page, it.bold);
+    if (depth !== null) return Math.min(6, depth + outline.offset);
+    // The document's title (the largest size, not bookmarked) stays a heading.
+    return sized === 1 && outline.offset ? 1 : null;
   };
 
   const out: Part[] = [];
@@ -352,7 +408,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       if (it.kind === 'table') {
         flushCode();
         flushToc();
-        if (it.table.rows.length) emit({ md: tableToMarkdown(it.table.rows), kind: 'table' });
+        if (it.table.rows.length) emit({ md: renderTable(it.table), kind: 'table' });
         continue;
       }
       if (isToc(it.block)) {
@@ -376,8 +432,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
           continue;
         }
         flushCode();
-        let level = !it.note && seg.lines.length <= 3 ? (levelOf(seg.size) ?? numberedLevel(seg, it.bold)) : null;
-        if (level === null && firstText && !it.note && titleLike(seg, it.bold)) level = Math.min(3, Math.min(headingSizes.length, 2) + 1);
+        let level = headingLevel(seg, it, pageNumber);
+        if (level === null && !outline && firstText && !it.note && titleLike(seg, it.bold)) level = Math.min(3, Math.min(headingSizes.length, 2) + 1);
         firstText = false;
         for (const p of blockToParts(seg, level, it.bold, vocab)) emit(it.note && p.kind === 'para' ? { ...p, kind: 'note' } : p);
       }
@@ -388,6 +444,75 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   });
   const markdown = out.map((p) => (p.kind === 'code' ? p.md : fixSymbols(p.md))).join('\n\n') + '\n';
   return { markdown, pages: doc.numPages, page_count: doc.numPages };
+}
+
+/** A title compared with a bookmark's: no section number ("2.2", "Chapter 3."), case, punctuation or spacing. */
+const titleKey = (s: string): string =>
+  s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/^\s*(?:chapter|appendix|section|part)\s+/, '')
+    .replace(/^\s*(?:\d+|[a-z]|[ivxlc]+)(?:\.\d+)*\.?\s+/, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+
+interface HeadingOutline {
+  /** The depth of the bookmark naming this block on this page (or the next or previous), else null. */
+  depthOf(block: Block, page: number, bold: boolean): number | null;
+  /** Levels below the document's title when the title is not itself bookmarked. */
+  offset: number;
+}
+
+/**
+ * The outline as heading evidence, or null when the document has none or its bookmarks do not
+ * name the text's headings (fewer than half found on their pages: an outline of pages, of
+ * slides, or of titles that differ from the text).
+ */
+function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], codeWanted: boolean, isToc: (b: Block) => boolean, body: number): HeadingOutline | null {
+  const entries = doc.outline().filter((e) => e.page !== null && titleKey(e.title));
+  if (entries.length < 3) return null;
+  const byKey = new Map<string, typeof entries>();
+  for (const e of entries) {
+    const k = titleKey(e.title);
+    if (!byKey.has(k)) byKey.set(k, []);
+    byKey.get(k)!.push(e);
+  }
+  // A heading stands out (bold or larger than body text) and is no list item: "— symbolic
+  // names;" in a list names a section too.
+  const find = (b: Block, page: number, bold: boolean) => {
+    if (b.lines.length > 3 || !(bold || b.size >= body * 1.1) || LIST_LINE.test(b.lines[0].text)) return undefined;
+    const list = byKey.get(titleKey(b.lines.map((l) => l.text).join(' ')));
+    return list?.find((e) => e.page === page) ?? list?.find((e) => Math.abs(e.page! - page) <= 1);
+  };
+  // Each bookmark names one block: of the blocks that read as its title (a contents line set
+  // bold, the heading itself), the largest.
+  const matched = new Map<(typeof entries)[number], Fragment>();
+  let matchedSize = 0;
+  pages.forEach((items, i) => {
+    for (const it of items ?? []) {
+      if (it.kind !== 'text' || it.note || isToc(it.block)) continue;
+      for (const seg of codeWanted ? segments(it.block) : [it.block]) {
+        const e = find(seg, seg.lines[0].page ?? i + 1, it.bold);
+        if (e && !seg.lines.every(isMonoFragment)) {
+          const best = matched.get(e);
+          if (!best || seg.size > best.size + 0.25) matched.set(e, seg.lines[0]);
+          matchedSize = Math.max(matchedSize, seg.size);
+        }
+      }
+    }
+  });
+  if (matched.size < 0.5 * entries.length) return null;
+  // A title larger than every bookmarked heading, itself not bookmarked, sits above them all.
+  const title = pages.some((items) => (items ?? []).some((it) => it.kind === 'text' && !it.note && it.block.size > matchedSize * 1.15 && it.block.lines.length <= 3 && !find(it.block, it.block.lines[0].page ?? 0, it.bold)));
+  const minDepth = Math.min(...[...matched.keys()].map((e) => e.depth));
+  return {
+    depthOf: (b, page, bold) => {
+      if (b.lines.every(isMonoFragment)) return null;
+      const e = find(b, page, bold);
+      return e && matched.get(e) === b.lines[0] ? e.depth - minDepth + 1 : null;
+    },
+    offset: title ? 1 : 0,
+  };
 }
 
 /** A bold line or two that reads as a title: a few words, capitalised, no sentence punctuation to go on. */

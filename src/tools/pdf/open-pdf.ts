@@ -65,8 +65,22 @@ export interface PdfDocument {
   getPage(pageNumber: number): PdfPage;
   /** Whether the page's dictionary can be read (its size), without parsing its content: cheap. */
   hasPage(pageNumber: number): boolean;
+  /** The document's outline (bookmarks), depth first; empty when it has none. */
+  outline(): OutlineEntry[];
   destroy(): void;
 }
+
+export interface OutlineEntry {
+  title: string;
+  /** 1 for a top-level bookmark, 2 for its children, and so on. */
+  depth: number;
+  /** 1-based page the bookmark points to; null when it points nowhere (or to another file). */
+  page: number | null;
+}
+
+/** Bookmarks past these are not read: an outline that large is a generated index, not headings. */
+const MAX_OUTLINE = 5000;
+const MAX_OUTLINE_DEPTH = 16;
 
 /**
  * PDFium warms up once per thread (compiling its WebAssembly, ~150 ms). Call it at startup
@@ -199,6 +213,38 @@ async function openWithPdfium(bytes: Uint8Array, options: OpenPdfOptions): Promi
     },
     hasPage(pageNumber) {
       return x.FPDF_GetPageSizeByIndexF(doc, pageNumber - 1, rect) !== 0;
+    },
+    outline() {
+      const out: OutlineEntry[] = [];
+      // Sibling loops exist in broken files: a bookmark seen twice ends its branch.
+      const seen = new Set<number>();
+      const titleOf = (bookmark: number): string => {
+        const bytes = x.FPDFBookmark_GetTitle(bookmark, 0, 0);
+        if (bytes <= 2) return '';
+        const buffer = x.malloc(bytes);
+        try {
+          x.FPDFBookmark_GetTitle(bookmark, buffer, bytes);
+          return Buffer.from(pdfium.u8().subarray(buffer, buffer + bytes - 2)).toString('utf16le');
+        } finally {
+          x.free(buffer);
+        }
+      };
+      const walk = (parent: number, depth: number) => {
+        if (depth > MAX_OUTLINE_DEPTH) return;
+        for (let b = x.FPDFBookmark_GetFirstChild(doc, parent); b && !seen.has(b) && out.length < MAX_OUTLINE; b = x.FPDFBookmark_GetNextSibling(doc, b)) {
+          seen.add(b);
+          let dest = x.FPDFBookmark_GetDest(doc, b);
+          if (!dest) {
+            const action = x.FPDFBookmark_GetAction(b);
+            if (action) dest = x.FPDFAction_GetDest(doc, action);
+          }
+          const index = dest ? x.FPDFDest_GetDestPageIndex(doc, dest) : -1;
+          out.push({ title: titleOf(b).replace(/\s+/g, ' ').trim(), depth, page: index >= 0 ? index + 1 : null });
+          walk(b, depth + 1);
+        }
+      };
+      if (!closed && !pdfium.discarded()) walk(0, 1);
+      return out;
     },
     destroy() {
       if (!closed && !pdfium.discarded()) x.free(rect);

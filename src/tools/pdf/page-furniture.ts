@@ -23,6 +23,11 @@ export interface FurniturePage {
 
 /** Share of the page height, from the top and from the bottom, where furniture may sit. */
 const BAND = 0.14;
+/**
+ * A page number alone on the page's last line may sit higher than the band (LaTeX's article
+ * on A4 leaves a sixth of the page below it): there it counts when the place recurs.
+ */
+const PAGE_NUMBER_BAND = 0.2;
 /** Empty space between furniture and the body, in font sizes of the furniture line. */
 const MIN_GAP = 0.75;
 /** Baselines this close (points) count as the same place on different pages. */
@@ -38,6 +43,8 @@ interface Row {
   size: number;
   band: 'top' | 'bottom' | null;
   apart: boolean;
+  /** Below the band's edge only as a page number on the last line (PAGE_NUMBER_BAND). */
+  wide: boolean;
 }
 
 function rowsOf(page: FurniturePage): Row[] {
@@ -50,7 +57,7 @@ function rowsOf(page: FurniturePage): Row[] {
       last.top = Math.min(last.top, f.top);
       last.bottom = Math.max(last.bottom, f.bottom);
       last.size = Math.max(last.size, f.size);
-    } else rows.push({ fragments: [f], baseline: f.baseline, top: f.top, bottom: f.bottom, size: f.size, band: null, apart: false });
+    } else rows.push({ fragments: [f], baseline: f.baseline, top: f.top, bottom: f.bottom, size: f.size, band: null, apart: false, wide: false });
   }
   const h = page.height;
   for (let i = 0; i < rows.length; i++) {
@@ -66,6 +73,11 @@ function rowsOf(page: FurniturePage): Row[] {
       r.band = 'bottom';
       const prev = rows[i - 1];
       r.apart = !prev || inkTop(r) - inkBottom(prev) >= MIN_GAP * r.size;
+    } else if (i === rows.length - 1 && inkTop(r) >= h * (1 - PAGE_NUMBER_BAND) && r.fragments.length === 1 && PAGE_NUMBER.test(r.fragments[0].text.trim())) {
+      r.band = 'bottom';
+      r.wide = true;
+      const prev = rows[i - 1];
+      r.apart = !prev || inkTop(r) - inkBottom(prev) >= 1.5 * r.size;
     }
   }
   return rows;
@@ -108,7 +120,7 @@ export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
   const isPageNumber = (r: Row) => r.fragments.length === 1 && PAGE_NUMBER.test(r.fragments[0].text.trim());
   const out = new Set<Fragment>();
   rowsByPage.forEach((rows) => {
-    const take = (r: Row) => r.band && r.apart && (recurs(r) || isPageNumber(r));
+    const take = (r: Row) => r.band && r.apart && (recurs(r) || (!r.wide && isPageNumber(r)));
     // From the top edge down, then from the bottom edge up, at most three rows each.
     let i = 0;
     for (; i < Math.min(3, rows.length) && take(rows[i]) && rows[i].band === 'top'; i++) for (const f of rows[i].fragments) out.add(f);

@@ -51,6 +51,13 @@ export interface PdfiumExports {
   FPDFPathSegment_GetPoint(segment: number, x: number, y: number): number;
   FPDFPathSegment_GetType(segment: number): number;
   FPDFPathSegment_GetClose(segment: number): number;
+  FPDFBookmark_GetFirstChild(doc: number, bookmark: number): number;
+  FPDFBookmark_GetNextSibling(doc: number, bookmark: number): number;
+  FPDFBookmark_GetTitle(bookmark: number, buffer: number, length: number): number;
+  FPDFBookmark_GetDest(doc: number, bookmark: number): number;
+  FPDFBookmark_GetAction(bookmark: number): number;
+  FPDFAction_GetDest(doc: number, action: number): number;
+  FPDFDest_GetDestPageIndex(doc: number, dest: number): number;
   FPDFBitmap_Create(width: number, height: number, alpha: number): number;
   FPDFBitmap_FillRect(bitmap: number, left: number, top: number, width: number, height: number, color: number): number;
   FPDFBitmap_GetBuffer(bitmap: number): number;

@@ -142,8 +142,21 @@ export interface Table {
   x1: number;
   top: number;
   bottom: number;
-  /** Cell texts, row by row. */
+  /** Cell texts, row by row (a spanning cell's text in its first position, '' in the others). */
   rows: string[][];
+  /**
+   * The cells as drawn, when some span columns or rows (a rule missing between two grid
+   * cells joins them): each row lists the cells that start in it, left to right. A pipe table
+   * cannot say this, so such a table is written as HTML.
+   */
+  cells?: GridCell[][];
+}
+
+export interface GridCell {
+  text: string;
+  col: number;
+  colspan: number;
+  rowspan: number;
 }
 
 const TOL = 2.5;
@@ -195,11 +208,16 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
   const tables: Table[] = [];
   for (const group of groups.values()) {
     const ys = cluster(group.filter((e) => e.horizontal).map((e) => e.s.y0), TOL);
-    const xs = cluster(group.filter((e) => !e.horizontal).map((e) => e.s.x0), TOL);
-    if (ys.length < 2 || xs.length < 2) continue;
-    const box = { x0: xs[0], x1: xs[xs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
+    const ruledXs = cluster(group.filter((e) => !e.horizontal).map((e) => e.s.x0), TOL);
+    if (ys.length < 2 || ruledXs.length < 2) continue;
+    const box = { x0: ruledXs[0], x1: ruledXs[ruledXs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
     const inside = runs.filter((r) => inBox(r, box));
     if (!inside.length) continue;
+    // Columns the rules leave out ("|l|lr|": no rule between the last two) are still columns:
+    // whitespace shared by every row of a ruled column parts it, as for tables without rules.
+    // Only in a grid with an inner rule: a frame round a chart with its axis labels is no table.
+    const unruled = ruledXs.length >= 3 ? unruledBounds(ruledXs, inside) : [];
+    const xs = [...ruledXs, ...unruled].sort((a, b) => a - b);
     const cells: TextRun[][][] = ys.slice(1).map(() => xs.slice(1).map(() => []));
     for (const r of inside) {
       const cx = (r.x0 + r.x1) / 2;
@@ -208,10 +226,105 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
       const col = xs.findIndex((x, k) => k > 0 && cx < x) - 1;
       if (row >= 0 && col >= 0) cells[row][col].push(r);
     }
+    const spanned = spansOf(group, xs, ys, unruled);
+    if (spanned) {
+      const grid = spanned.map((row) => row.map((c) => ({ ...c, text: cellText(c.members.flatMap(([r, k]) => cells[r][k])) })));
+      const rows = grid.map((row) => {
+        const out = xs.slice(1).map(() => '');
+        for (const c of row) out[c.col] = c.text;
+        return out;
+      });
+      // Rows that hold no text at all (padding between rules) go, and their cells with them.
+      const keep = grid.map((row, r) => row.some((c) => c.text) || grid.some((other, o) => o < r && other.some((c) => c.text && o + c.rowspan > r)));
+      if (keep.some(Boolean) && xs.length >= 3) {
+        tables.push({
+          ...box,
+          rows: rows.filter((_, r) => keep[r]),
+          cells: grid.filter((_, r) => keep[r]).map((row) => row.map(({ text, col, colspan, rowspan }) => ({ text, col, colspan, rowspan }))),
+        });
+      }
+      continue;
+    }
     const rows = cells.map((row) => row.map(cellText)).filter((row) => row.some((c) => c !== ''));
     if (rows.length >= 1 && xs.length >= 3) tables.push({ ...box, rows });
   }
   return tables;
+}
+
+/**
+ * Column bounds inside ruled columns: gaps of at least 0.8 em in the x projection of the
+ * column's runs, with runs of two or more lines on each side (one line's wide space is no column).
+ */
+function unruledBounds(ruledXs: number[], runs: TextRun[]): number[] {
+  const out: number[] = [];
+  for (let k = 0; k + 1 < ruledXs.length; k++) {
+    const col = runs.filter((r) => (r.x0 + r.x1) / 2 > ruledXs[k] && (r.x0 + r.x1) / 2 < ruledXs[k + 1]).sort((a, b) => a.x0 - b.x0);
+    if (col.length < 4) continue;
+    const size = col.reduce((a, r) => a + r.size, 0) / col.length;
+    let reach = col[0].x1;
+    for (let i = 1; i < col.length; i++) {
+      const gap = col[i].x0 - reach;
+      if (gap >= 0.8 * size) {
+        const lines = (rs: TextRun[]) => cluster(rs.map((r) => r.baseline), size * 0.35).length;
+        if (lines(col.slice(0, i)) >= 2 && lines(col.slice(i)) >= 2) out.push((reach + col[i].x0) / 2);
+      }
+      reach = Math.max(reach, col[i].x1);
+    }
+  }
+  return out;
+}
+
+/**
+ * The grid's cells joined where the rule between two of them is missing: a cell spanning
+ * columns has no vertical rule through its middle, one spanning rows no horizontal rule.
+ * Null when every grid cell is closed (a plain table), or when the joined shapes are not
+ * rectangles (rules that only partly frame the text: no cell structure to trust).
+ */
+function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys: number[], unruled: number[]) {
+  const rowsN = ys.length - 1;
+  const colsN = xs.length - 1;
+  const vertical = group.filter((e) => !e.horizontal).map((e) => e.s);
+  const horizontal = group.filter((e) => e.horizontal).map((e) => e.s);
+  const ruledV = (x: number, y: number) => unruled.includes(x) || vertical.some((s) => Math.abs(s.x0 - x) <= TOL && s.y0 <= y && s.y1 >= y);
+  const ruledH = (y: number, x: number) => horizontal.some((s) => Math.abs(s.y0 - y) <= TOL && s.x0 <= x && s.x1 >= x);
+  const id = (r: number, k: number) => r * colsN + k;
+  const parent = Array.from({ length: rowsN * colsN }, (_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  let joined = false;
+  for (let r = 0; r < rowsN; r++) {
+    const midY = (ys[r] + ys[r + 1]) / 2;
+    for (let k = 0; k < colsN; k++) {
+      const midX = (xs[k] + xs[k + 1]) / 2;
+      if (k + 1 < colsN && !ruledV(xs[k + 1], midY)) {
+        parent[find(id(r, k))] = find(id(r, k + 1));
+        joined = true;
+      }
+      if (r + 1 < rowsN && !ruledH(ys[r + 1], midX)) {
+        parent[find(id(r, k))] = find(id(r + 1, k));
+        joined = true;
+      }
+    }
+  }
+  if (!joined) return null;
+  const regions = new Map<number, [number, number][]>();
+  for (let r = 0; r < rowsN; r++) for (let k = 0; k < colsN; k++) {
+    const root = find(id(r, k));
+    if (!regions.has(root)) regions.set(root, []);
+    regions.get(root)!.push([r, k]);
+  }
+  const grid: { col: number; colspan: number; rowspan: number; members: [number, number][] }[][] = ys.slice(1).map(() => []);
+  for (const members of regions.values()) {
+    const r0 = Math.min(...members.map(([r]) => r));
+    const r1 = Math.max(...members.map(([r]) => r));
+    const k0 = Math.min(...members.map(([, k]) => k));
+    const k1 = Math.max(...members.map(([, k]) => k));
+    if ((r1 - r0 + 1) * (k1 - k0 + 1) !== members.length) return null;
+    grid[r0].push({ col: k0, colspan: k1 - k0 + 1, rowspan: r1 - r0 + 1, members });
+  }
+  // A table whose every row is one cell is a framed box of text, not a table.
+  if (grid.every((row) => row.length <= 1)) return null;
+  for (const row of grid) row.sort((a, b) => a.col - b.col);
+  return grid;
 }
 
 /**
@@ -221,9 +334,19 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
 function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[] {
   const free = h.filter((s) => !taken.some((t) => s.y0 >= t.top - TOL && s.y0 <= t.bottom + TOL && s.x0 >= t.x0 - TOL && s.x1 <= t.x1 + TOL));
   const sorted = [...free].sort((a, b) => a.y0 - b.y0);
+  // Rules of one extent, cut where text under them and wider than them runs between two of
+  // them: two tables of the same width on a page, with a paragraph between them, are two
+  // stacks (text of the other column of the page does not cut).
   const stacks: Segment[][] = [];
+  const wider = new Map<Segment[], TextRun[]>();
+  const prose = (st: Segment[], y0: number, y1: number) => {
+    const a = st[0];
+    let list = wider.get(st);
+    if (!list) wider.set(st, (list = runs.filter((r) => r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size))));
+    return list.some((r) => r.baseline > y0 && r.baseline - r.size * 0.7 < y1);
+  };
   for (const s of sorted) {
-    const stack = stacks.find((st) => Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6);
+    const stack = stacks.find((st) => Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6 && !prose(st, st[st.length - 1].y0, s.y0));
     if (stack) stack.push(s);
     else stacks.push([s]);
   }
@@ -235,8 +358,12 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     const inside = runs.filter((r) => inBox(r, box));
     if (!inside.length) continue;
     const size = inside.reduce((a, r) => a + r.size, 0) / inside.length;
-    // Column boundaries: whitespace in the x projection of every run in the region.
-    const intervals = inside.map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+    const baselines = cluster(inside.map((r) => r.baseline), size * 0.35);
+    const lineRuns = baselines.map((b) => inside.filter((r) => Math.abs(r.baseline - b) <= size * 0.35).sort((a, c) => a.x0 - c.x0));
+    // Column boundaries: whitespace in the x projection of the runs of rows of several cells. A
+    // row of one cell ("Item" over two columns) may straddle a boundary: it spans, it does not erase it.
+    const several = lineRuns.filter((rs) => rs.length >= 2).flat();
+    const intervals = (several.length ? several : inside).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
     const bounds: number[] = [];
     let reach = intervals[0][1];
     for (const [s, e] of intervals.slice(1)) {
@@ -244,17 +371,50 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       reach = Math.max(reach, e);
     }
     if (bounds.length < 1) continue;
-    const baselines = cluster(inside.map((r) => r.baseline), size * 0.35);
-    const rows = baselines.map((b) => {
-      const row: TextRun[][] = [...bounds, Infinity].map(() => []);
-      for (const r of inside) {
-        if (Math.abs(r.baseline - b) > size * 0.35) continue;
-        const col = [...bounds, Infinity].findIndex((x) => (r.x0 + r.x1) / 2 < x);
-        row[col].push(r);
+    const edges = [box.x0, ...bounds, box.x1];
+    const colOf = (x: number) => Math.max(0, edges.findIndex((e, k) => k > 0 && x < e) - 1);
+    const stackYs = new Set(ys);
+    // Short rules inside the box (booktabs' \cmidrule) under a cell: the columns it covers are the cell's.
+    const under = h.filter((s) => s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && !stackYs.has(s.y0) && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL);
+    const grid: GridCell[][] = lineRuns.map((rs, n) => {
+      const cells: { runs: TextRun[]; from: number; to: number }[] = [];
+      for (const r of rs) {
+        const from = colOf(r.x0 + 0.1 * size);
+        const to = colOf(r.x1 - 0.1 * size);
+        const last = cells[cells.length - 1];
+        if (last && from <= last.to) {
+          last.runs.push(r);
+          last.to = Math.max(last.to, to);
+        } else cells.push({ runs: [r], from, to: Math.max(from, to) });
       }
-      return row.map(cellText);
+      const next = baselines[n + 1] ?? box.bottom;
+      for (const c of cells) {
+        const x0 = Math.min(...c.runs.map((r) => r.x0));
+        const x1 = Math.max(...c.runs.map((r) => r.x1));
+        const rule = under.find((s) => s.y0 > baselines[n] && s.y0 < next && s.x0 <= x1 && s.x1 >= x0);
+        if (rule) {
+          c.from = Math.min(c.from, colOf(rule.x0 + size));
+          c.to = Math.max(c.to, colOf(rule.x1 - size));
+        }
+      }
+      // Cells that now overlap are one.
+      const merged: typeof cells = [];
+      for (const c of cells) {
+        const last = merged[merged.length - 1];
+        if (last && c.from <= last.to) {
+          last.runs.push(...c.runs);
+          last.to = Math.max(last.to, c.to);
+        } else merged.push(c);
+      }
+      return merged.map((c) => ({ text: cellText(c.runs), col: c.from, colspan: c.to - c.from + 1, rowspan: 1 }));
     });
-    tables.push({ ...box, rows: rows.filter((row) => row.some((c) => c !== '')) });
+    const rows = grid.map((row) => {
+      const out = edges.slice(1).map(() => '');
+      for (const c of row) out[c.col] = c.text;
+      return out;
+    });
+    const spans = grid.some((row) => row.some((c) => c.colspan > 1));
+    tables.push({ ...box, rows, ...(spans ? { cells: grid } : {}) });
   }
   return tables;
 }
