@@ -1,7 +1,7 @@
 /**
  * POST /v1/keys (wallet-signed), GET /v1/keys (Bearer `read`), DELETE /v1/keys/{id} (wallet-signed
  * or the Bearer key itself). The signature and key checks are the wrappers' business
- * (account-handlers.ts); these handlers only act.
+ * (accounts.handlers.ts); these handlers only act.
  */
 import { sqlOf, type Database } from '../db/orm.ts';
 import { AppError } from '../http/app-error.ts';

@@ -1,7 +1,7 @@
 /** Health probes of the signers that pay gas for buyers: the EVM relayer per chain, the Solana fee payer. */
 import type { ChainAdapterSet } from '../chains/create-chain-adapters.ts';
 import type { FacilitatorHealth } from '../chains/chain-adapter.ts';
-import type { CheckResult } from './health.handler.ts';
+import type { CheckResult } from './health.handlers.ts';
 
 const toCheck = (h: FacilitatorHealth): CheckResult => ({
   ok: h.ok,

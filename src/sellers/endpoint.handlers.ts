@@ -1,7 +1,7 @@
 /**
  * A seller's endpoints: publish (one synchronous probe), list, update (a new upstream is probed
  * again and goes back to pending), soft delete (the path is free again). Signature checks wrap
- * these handlers (seller-handlers.ts); here the wallet is already proven.
+ * these handlers (sellers.handlers.ts); here the wallet is already proven.
  */
 import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';

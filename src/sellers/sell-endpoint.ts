@@ -1,5 +1,5 @@
 /**
- * Selling one call of a seller's endpoint, whoever asks: the HTTP operation (seller-call.ts)
+ * Selling one call of a seller's endpoint, whoever asks: the HTTP operation (seller-call.handlers.ts)
  * and MCP tools/call (src/mcp/) use the same catalog lookup (unknown, deleted or pending: 404;
  * suspended: 410, counted in the seller's errors) and the same Sellable: the endpoint's price
  * per request, the seller paid at its mode's take rate, the run a forward (proxy: retried on

@@ -103,7 +103,7 @@ export async function reactivateSeller(tx: Sql, sellerId: number): Promise<void>
 
 /**
  * The live endpoint a paid call names (not deleted; the caller refuses 'pending' and
- * 'suspended'), or null: one indexed lookup per paid call (sellers/seller-call.ts).
+ * 'suspended'), or null: one indexed lookup per paid call (sellers/seller-call.handlers.ts).
  */
 export async function findLiveEndpoint(em: Sql, slug: string, pathSuffix: string): Promise<LiveEndpoint | null> {
   const [endpoint] = await em.execute<LiveEndpoint[]>(

@@ -1,7 +1,7 @@
 /**
  * The catalog's operations: the built-in tools (sold through the payments port), the catalog
  * itself (/v1/_meta) and its x402 discovery listing. Seller endpoints are called through
- * sellers/seller-call.ts; here they are only listed.
+ * sellers/seller-call.handlers.ts; here they are only listed.
  */
 import type { OperationId } from '../generated/operation-ids.ts';
 import type { Handler } from '../http/server.ts';
