@@ -59,7 +59,7 @@ export function listOperations(document: { paths?: Record<string, Record<string,
 
 async function generateTypes(): Promise<string> {
   const ast = await openapiTS(new URL('openapi.yaml', `file://${root}`), {
-    // The document's own lint runs in test/contract.test.ts; keep generation quiet.
+    // The document's own lint runs in test/http/contract.test.ts; keep generation quiet.
     silent: true,
     rootTypes: true,
   });

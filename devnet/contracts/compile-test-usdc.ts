@@ -1,7 +1,7 @@
 /**
  * Compiles test-usdc.sol with solc-js (in-process WebAssembly: no compiler download) and
  * writes test-usdc.artifact.json. The devnet loads the committed artifact because loading
- * solc-js costs seconds at every start; test/chains-devnet.test.ts recompiles and fails when
+ * solc-js costs seconds at every start; test/chains/devnet.test.ts recompiles and fails when
  * the artifact no longer matches the source.
  *
  *   npx tsx devnet/contracts/compile-test-usdc.ts          regenerate the artifact

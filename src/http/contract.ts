@@ -58,7 +58,7 @@ export async function loadContract(file: string): Promise<Contract> {
     validate: true,
     // quick: no meta-schema check of the document and no eager response validators at every
     // start (about 3 s of Ajv compilation: every start-up, every restart). The document is
-    // checked in strict mode by test/contract.test.ts; the request validators the server
+    // checked in strict mode by test/http/contract.test.ts; the request validators the server
     // needs are compiled by warmValidators once the server listens.
     quick: true,
     customizeAjv: (_ajv, opts) => {

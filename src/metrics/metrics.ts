@@ -6,7 +6,7 @@
  * Gauges that describe shared state (the database, the chains, wallet balances) read it at
  * scrape time through `sources`, which createApp fills: every instance reports the same figure
  * and the rules and dashboards combine them with max(). prometheus/ and grafana/ use only the
- * names and labels defined here (test/ops-metrics-names.test.ts checks it).
+ * names and labels defined here (test/metrics/metrics-names.test.ts checks it).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 

@@ -1,0 +1,126 @@
+/**
+ * The pieces of pdf-md's flow and furniture handling on their own, with the cases the real
+ * manuals showed (test/tools/md-quality.test.ts measures them on whole documents).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fixSymbols, joinLines, Vocabulary } from '../../src/tools/pdf/flow-text.ts';
+import { findAlignedTables } from '../../src/tools/pdf/aligned-tables.ts';
+import { buildFragments } from '../../src/tools/pdf/fragments.ts';
+import type { TextRun } from '../../src/tools/pdf/text-types.ts';
+import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
+import type { Fragment } from '../../src/tools/pdf/page-layout.ts';
+
+const vocabOf = (...lines: string[]) => {
+  const v = new Vocabulary();
+  for (const l of lines) v.addLine(l);
+  return v;
+};
+
+describe('line joining', () => {
+  it('joins a word the typesetter hyphenated at a line end', () => {
+    assert.equal(joinLines(['Distinguished Encoding Rules (DER) manip-', 'ulation. Copyright'], vocabOf()), 'Distinguished Encoding Rules (DER) manipulation. Copyright');
+  });
+  it('keeps the hyphen of a compound the document writes with one', () => {
+    const v = vocabOf('planar micro-cavity is the usual way');
+    assert.equal(joinLines(['planar micro-', 'cavities can hold'], v), 'planar micro-cavities can hold');
+    assert.equal(joinLines(['even state-of-', 'the-art planar'], vocabOf()), 'even state-of-the-art planar');
+  });
+  it('joins when the document writes the joined word, even after a compound prefix', () => {
+    assert.equal(joinLines(['the re-', 'quest was sent'], vocabOf('a request is a message')), 'the request was sent');
+    assert.equal(joinLines(['a self-', 'contained manual'], vocabOf()), 'a self-contained manual');
+  });
+  it('leaves a dash before a capital and a soft hyphen joins', () => {
+    assert.equal(joinLines(['ASN.1 -', 'Version'], vocabOf()), 'ASN.1 - Version');
+    assert.equal(joinLines(['hyphen\u00ad', 'ation'], vocabOf()), 'hyphenation');
+  });
+});
+
+describe('line joining after prefixes and before capitals', () => {
+  it('joins a word broken after a weak prefix unless the rest is a word of the document', () => {
+    // "mitted" opens a line of the document (the tail of another break): it is no word of its own.
+    assert.equal(joinLines(['once it has been sub-', 'mitted. This'], vocabOf('the form was com-', 'mitted to the archive')), 'once it has been submitted. This');
+    assert.equal(joinLines(['a sub-', 'class of it'], vocabOf('each class has a name')), 'a sub-class of it');
+  });
+  it('joins before a capital only where the document writes the joined word, and never leaves a space', () => {
+    assert.equal(joinLines(['defined as Font-', 'Properties; numeric'], vocabOf('all FontProperties are listed')), 'defined as FontProperties; numeric');
+    assert.equal(joinLines(['the Anglo-', 'Saxon world'], vocabOf()), 'the Anglo-Saxon world');
+  });
+});
+
+describe('superscripts and subscripts', () => {
+  const run = (text: string, x0: number, x1: number, baseline: number, size = 10): TextRun => ({ text, x0, x1, baseline, top: baseline - 0.8 * size, bottom: baseline + 0.2 * size, size, fontId: 'Times' });
+  it('a footnote mark raised above its line stays in that line instead of cutting the paragraph', () => {
+    const frags = buildFragments([
+      run('by trapping it into a whispering gallery', 0, 200, 100),
+      run('mode (WGM)', 0, 52, 112),
+      run('4', 52.2, 55.5, 107.8, 7),
+      run('of a polystyrene micro-sphere', 58, 200, 112),
+    ]);
+    assert.deepEqual(frags.map((f) => f.text), ['by trapping it into a whispering gallery', 'mode (WGM)4 of a polystyrene micro-sphere']);
+    assert.equal(frags[1].baseline, 112, 'the mark does not move the line');
+  });
+  it('a mark that opens a footnote is a word of its own', () => {
+    const frags = buildFragments([run('4', 0, 3.5, 196, 6), run('WGM occur at particular wavelengths', 4, 160, 200, 8)]);
+    assert.deepEqual(frags.map((f) => f.text), ['4 WGM occur at particular wavelengths']);
+  });
+});
+
+describe('symbols', () => {
+  it('turns TeX copyright signs (c in a circle) into ©, and leaves other c alone', () => {
+    assert.equal(fixSymbols('Copyright c 2001–2022 Free Software Foundation'), 'Copyright © 2001–2022 Free Software Foundation');
+    assert.equal(fixSymbols('Copyright \u20ddc 2003-2020 FSF'), 'Copyright © 2003-2020 FSF');
+    assert.equal(fixSymbols('option c 2 and see c above'), 'option c 2 and see c above');
+  });
+});
+
+const frag = (text: string, baseline: number, size = 10, x0 = 72): Fragment => ({
+  text, x0, x1: x0 + text.length * size * 0.5, baseline, top: baseline - size * 0.8, bottom: baseline + size * 0.2, size, fontId: 'Body', runs: [],
+});
+
+describe('page furniture', () => {
+  it('finds running headers whose text changes, and page numbers, by position across pages', () => {
+    const pages = Array.from({ length: 6 }, (_, i) => {
+      const header = frag(`Chapter ${1 + (i >> 1)}: Title ${i >> 1}`, 40);
+      const number = frag(String(i + 1), 40, 10, 500);
+      const body = Array.from({ length: 40 }, (_, k) => frag(`body line ${k} of page ${i}`, 80 + k * 14));
+      const footer = frag(`${i + 1}`, 760, 10, 300);
+      return { height: 792, fragments: [header, number, ...body, footer], header, number, footer, body };
+    });
+    const found = findFurniture(pages);
+    for (const p of pages) {
+      assert.ok(found.has(p.header) && found.has(p.number) && found.has(p.footer));
+      for (const b of p.body) assert.ok(!found.has(b), `body line kept: ${b.text}`);
+    }
+  });
+  it('keeps a first body line that sits at the top of every page at normal line spacing', () => {
+    const pages = Array.from({ length: 4 }, (_, i) => ({ height: 792, fragments: Array.from({ length: 50 }, (_, k) => frag(`line ${k} page ${i}`, 40 + k * 14)) }));
+    assert.equal(findFurniture(pages).size, 0);
+  });
+});
+
+describe('tables without rules', () => {
+  const cell = (text: string, x0: number, baseline: number, size = 10): Fragment => ({
+    text, x0, x1: x0 + text.length * 5, baseline, top: baseline - 8, bottom: baseline + 2, size, fontId: 'Body', runs: [{ text, x0, x1: x0 + text.length * 5, baseline, top: baseline - 8, bottom: baseline + 2, size, fontId: 'Body' }],
+  });
+  it('reads columns from x-positions, joins a wrapped cell and keeps four columns', () => {
+    const rows = [
+      ['Language', 'Territory', 'Character Set', 'Directory'],
+      ['English', '—', 'ASCII', '/usr/share/man/en'],
+      ['English', 'United Kingdom', 'Unicode UTF-8', '/usr/share/man/'],
+      ['', '', '', 'en_GB.10646'],
+      ['French', 'Canada', 'ISO 8859-1', '/usr/share/man/fr_CA'],
+    ];
+    const xs = [122, 227, 332, 437];
+    const fragments = rows.flatMap((r, i) => r.flatMap((t, k) => (t ? [cell(t, xs[k], 100 + i * 14)] : [])));
+    const [table, ...more] = findAlignedTables(fragments, 10, () => false);
+    assert.equal(more.length, 0);
+    assert.deepEqual(table.rows, [rows[0], rows[1], ['English', 'United Kingdom', 'Unicode UTF-8', '/usr/share/man/ en_GB.10646'], rows[4]]);
+  });
+  it('leaves two columns of running text and a list with standing markers alone', () => {
+    const prose = Array.from({ length: 6 }, (_, i) => [cell('a long line of running text in the left column here', 72, 100 + i * 12), cell('and its neighbour in the right column of the page', 320, 100 + i * 12)]).flat();
+    assert.deepEqual(findAlignedTables(prose, 10, () => false), []);
+    const list = ['Partition the site set.', 'Compute a perfect phylogeny.', 'Use dynamic programming.'].flatMap((t, i) => [cell(`${i + 1}`, 80, 100 + i * 14), cell(t, 110, 100 + i * 14)]);
+    assert.deepEqual(findAlignedTables(list, 10, () => false), []);
+  });
+});
