@@ -15,32 +15,11 @@ import { Agent, request } from 'undici';
 import { createForwardSigner } from '../src/proxy/forward-signature.ts';
 import { forwardCall } from '../src/proxy/forward.ts';
 import { spoolBody } from '../src/proxy/spool-body.ts';
+import { oneMb, small, upstreamHandler } from './proxy-upstream.ts';
 
 const MB = 1024 * 1024;
-const small = Buffer.from(JSON.stringify({ ok: true, items: [1, 2, 3] }));
-const oneMb = Buffer.alloc(MB, 7);
-
 async function startUpstream() {
-  const server = createServer((req, res) => {
-    let size = 0;
-    req.on('data', (c: Buffer) => (size += c.length));
-    req.on('end', () => {
-      if (req.url === '/big50') {
-        res.writeHead(200, { 'content-type': 'application/octet-stream' });
-        let sent = 0;
-        const more = () => {
-          while (sent < 50) {
-            sent++;
-            if (!res.write(oneMb)) return void res.once('drain', more);
-          }
-          res.end();
-        };
-        return more();
-      }
-      const body = req.url === '/1mb' ? oneMb : small;
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length), 'x-received': String(size) }).end(body);
-    });
-  });
+  const server = createServer(upstreamHandler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
