@@ -649,7 +649,9 @@ export interface paths {
      *     (the same accepts as the HTTP 402); the call is retried with the v2 `PaymentPayload` in
      *     `params._meta["x402/payment"]` and answers with `_meta["x402/payment-response"]`.
      *     The payment goes through the same verification, exactly-once and replay rules as the
-     *     HTTP operations: a payment buys one call of that tool with those arguments.
+     *     HTTP operations: a payment buys one call of that tool with those arguments. A Bearer
+     *     key with the `pay` scope may name the buyer, as on the other paid operations; the
+     *     payment still pays.
      */
     post: operations["mcp"];
     delete?: never;
