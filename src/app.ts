@@ -36,6 +36,7 @@ import { facilitatorChecks } from './health/facilitator-checks.ts';
 import { createLru } from './lib/lru.ts';
 import { createScheduler } from './jobs/scheduler.ts';
 import { createUpstreamClient } from './proxy/upstream-client.ts';
+import { sweepAbandonedSpools } from './proxy/spool-body.ts';
 import { createForwardSigner, loadOrCreateSigningKey, parseSigningKey } from './proxy/forward-signature.ts';
 import { join } from 'node:path';
 import { createSellerHandlers } from './sellers/sellers.handlers.ts';
@@ -135,6 +136,11 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
 
   // Seller marketplace: upstream client (SSRF-guarded), lifecycle probes on the shared scheduler.
   const sellerMetrics = createSellerMetrics(metrics.registry, orm);
+  // Bodies spilled by a process that died (kill -9) are removed now, not left in TMPDIR for good.
+  void sweepAbandonedSpools().then(
+    (removed) => removed && log.warn('removed the spilled request bodies of stopped processes', { directories: removed }),
+    (error: unknown) => log.warn('could not sweep spilled request bodies', { error }),
+  );
   const upstream = createUpstreamClient({ allowLocal: config.sellers.allowLocalUpstreams, caFile: config.sellers.upstreamCaFile, lookup: config.sellers.lookup, connectTimeoutMs: config.sellers.probeTimeoutMs });
   const scheduler = createScheduler({ tickMs: config.sellers.schedulerTickMs, log: log.child({ component: 'scheduler' }) });
   const lifecycle = { orm, config: config.sellers, metrics: sellerMetrics, log: log.child({ component: 'sellers' }), client: upstream };

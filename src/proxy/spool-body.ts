@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -36,8 +36,39 @@ export interface SpooledBody {
 }
 
 const DEFAULT_SPILL_BYTES = 256 * 1024;
-/** Spill directories are named so; an operator (or a test) can tell them apart in TMPDIR. */
+/**
+ * Spill directories are named `paycall-body-<pid>-<random>`: an operator (or a test) can tell
+ * them apart in TMPDIR, and the pid says whose they are (sweepAbandonedSpools).
+ */
 export const SPOOL_PREFIX = 'paycall-body-';
+
+/** True while a process with this pid exists (EPERM: it exists, owned by another user). */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * A process killed while a body was spilled (kill -9, the OOM killer, a power cut) never ran
+ * its discard: its directory stays in TMPDIR with up to 50 MB in it. At start, every spill
+ * directory whose process is gone is removed. Instances sharing a TMPDIR leave each other's
+ * alone (their pids are alive); a pid reused by a newer process only postpones a removal to the
+ * next start. Returns how many directories were removed.
+ */
+export async function sweepAbandonedSpools(dir: string = tmpdir()): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const pid = Number(/^paycall-body-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || alive(pid)) continue;
+    await rm(join(dir, name), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}
 
 /** A write to a regular file may in principle be partial: write until all of it is out. */
 async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
@@ -59,7 +90,7 @@ export async function spoolBody(source: Readable, maxBytes: number, opts: { spil
 
   const spillAndWrite = async (chunk: Buffer) => {
     if (!handle) {
-      folder = await mkdtemp(join(opts.dir ?? tmpdir(), SPOOL_PREFIX));
+      folder = await mkdtemp(join(opts.dir ?? tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
       path = join(folder, 'body');
       handle = await open(path, 'wx', 0o600);
       for (const kept of memory ?? []) await writeAll(handle, kept);

@@ -61,6 +61,19 @@ function upstreamHandler(req: IncomingMessage, res: ServerResponse) {
   });
 }
 
+const serviceEnv = () => ({
+  DATABASE_URL: db.url,
+  PAYCALL_START_DEVNET: '0',
+  PAYCALL_DATA_DIR: devnet.dataDir,
+  TMPDIR: spool,
+  LOG_LEVEL: 'info',
+  TOOL_WORKERS: '1',
+  RATE_LIMITS: 'off',
+  UPSTREAM_TIMEOUT_MS: '5000',
+  UPSTREAM_RETRY_WINDOW_MS: '500',
+  UPSTREAM_RETRY_BASE_MS: '50',
+});
+
 /** Seller paths: echo (the attacks' target), and upstream behaviours for paid calls. */
 const PATHS = ['echo', 'slow-answer', 'slow-then-reset', 'reset-after-headers', 'hang-up-unread'];
 
@@ -74,18 +87,7 @@ before(async () => {
   // cache under TMPDIR too; the shared one is linked in so start-up stays warm.
   spool = mkdtempSync(join(tmpdir(), 'paycall-spool-test-'));
   symlinkSync(join(tmpdir(), `tsx-${userInfo().uid}`), join(spool, `tsx-${userInfo().uid}`));
-  svc = await startServiceProcess({
-    DATABASE_URL: db.url,
-    PAYCALL_START_DEVNET: '0',
-    PAYCALL_DATA_DIR: devnet.dataDir,
-    TMPDIR: spool,
-    LOG_LEVEL: 'info',
-    TOOL_WORKERS: '1',
-    RATE_LIMITS: 'off',
-    UPSTREAM_TIMEOUT_MS: '5000',
-    UPSTREAM_RETRY_WINDOW_MS: '500',
-    UPSTREAM_RETRY_BASE_MS: '50',
-  });
+  svc = await startServiceProcess(serviceEnv());
   assert.equal((await register(svc.url, sellerWallet, 'attacked')).status, 201);
   for (const suffix of PATHS) {
     const r = await publish(svc.url, sellerWallet, endpointInput(upstreamUrl, suffix, { atomic_price: 20_000 }));
@@ -317,4 +319,35 @@ test('property: random chunk sizes, pauses, aborts and overflows into seller-cal
     }),
     { numRuns: 30 },
   );
+});
+
+// --- A process killed with a spilled body in flight -----------------------------------------
+
+// Bounded, so that a sweep that never comes fails the test instead of hanging the run.
+test('kill -9 while a 3 MB body is spilled leaves its file; the next start removes it (another live process\'s spill stays)', { timeout: 180_000 }, async () => {
+  const id = rid('killed-mid-spool');
+  const upload = hostileUpload({
+    url: seller(),
+    headers: { 'x-request-id': id },
+    contentLength: 3 * MB,
+    chunks: Array(48).fill(64 * 1024),
+    abortAfter: 24,
+    beforeAbort: async () => {
+      await spilled();
+      svc.child.kill('SIGKILL');
+      await new Promise((r) => (svc.child.exitCode !== null || svc.child.signalCode !== null ? r(null) : svc.child.once('exit', r)));
+    },
+  });
+  await upload.catch(() => undefined);
+  const orphans = leftovers(spool).filter((n) => n.startsWith('paycall-body-'));
+  assert.equal(orphans.length, 1, `the killed process left its spill directory: ${leftovers(spool)}`);
+  // A spill directory of a live process (this test's) must survive the sweep.
+  const live = mkdtempSync(join(spool, `paycall-body-${process.pid}-`));
+  svc = await startServiceProcess(serviceEnv());
+  // The sweep runs beside start-up: its log line says when it is done.
+  await until(() => /removed the spilled request bodies of stopped processes.*"directories":1/.test(svc.output()));
+  assert.ok(!leftovers(spool).includes(orphans[0]), 'the killed process\'s spill directory is gone');
+  assert.ok(leftovers(spool).includes(live.split('/').pop()!), 'a live process\'s spill directory is left alone');
+  rmSync(live, { recursive: true, force: true });
+  await survived('restarted after kill -9', []);
 });
