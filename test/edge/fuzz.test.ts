@@ -224,6 +224,8 @@ interface Op {
   parameters: Schema[];
   requestBody?: Schema;
   documented: Set<string>;
+  /** Statuses the contract answers with a JSON-RPC message (/mcp: the MCP transport's own errors). */
+  jsonRpc: Set<string>;
 }
 
 function requestFor(op: Op): fc.Arbitrary<HostileRequest> {
@@ -321,7 +323,12 @@ function check(op: Op, req: HostileRequest, res: Answer): void {
   if (res.status >= 400) {
     assert.match(res.contentType, /^application\/json/, `error without a JSON body: ${what}`);
     const body = JSON.parse(res.body);
-    assert.equal(typeof body.error, 'string', `error body without a string error: ${what}`);
+    // Where the contract says a status carries a JSON-RPC message, its error is the protocol's
+    // object ({code, message}); everywhere else the service's own body ({error: string, ...}).
+    if (op.jsonRpc.has(String(res.status)) && body.jsonrpc === '2.0') {
+      assert.equal(typeof body.error?.code, 'number', `JSON-RPC error without a code: ${what}`);
+      assert.equal(typeof body.error?.message, 'string', `JSON-RPC error without a message: ${what}`);
+    } else assert.equal(typeof body.error, 'string', `error body without a string error: ${what}`);
   }
 }
 
@@ -334,6 +341,11 @@ test('no hostile request to any operation of openapi.yaml gets an undocumented 5
     parameters: (o.parameters ?? []) as Schema[],
     requestBody: o.requestBody as Schema | undefined,
     documented: new Set(Object.keys(o.responses ?? {})),
+    jsonRpc: new Set(
+      Object.entries((o.responses ?? {}) as Record<string, { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> }>)
+        .filter(([, r]) => r.content?.['application/json']?.schema?.properties?.jsonrpc)
+        .map(([status]) => status),
+    ),
   }));
   assert.ok(ops.length >= 20);
   const statuses = new Map<string, number>();
