@@ -10,12 +10,14 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { privateKeyToAccount } from 'viem/accounts';
-import { evmTokenBalance } from '../../sdk/wallet.ts';
+import { execFile } from 'node:child_process';
+import { evmTokenBalance, solanaKeypair, solanaTokenBalance } from '../../sdk/wallet.ts';
 import { makePdf, startPaidTestEnv, type PaidTestEnv } from '../helpers/paid.ts';
 
 let env: PaidTestEnv;
 let client: Client;
 let stderr = '';
+const others: Client[] = [];
 // Its own devnet account, so that the ledger rows and the balance are the bridge's alone.
 const ACCOUNT = 3;
 let buyer: string;
@@ -37,13 +39,14 @@ before(async () => {
 });
 after(async () => {
   await client?.close();
+  for (const c of others) await c.close();
   await env?.close();
 });
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: { type: string; text: string }[]; _meta?: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
 const callPdf = async (tool: string, pages: number, label: string) =>
   (await client.callTool({ name: tool, arguments: { document: (await makePdf(pages, label)).toString('base64'), filename: `${label}.pdf` } })) as ToolResult;
-const ledgerRows = async () => (await env.sql.query('select tx, amount, endpoint_path from payment where lower(payer) = lower($1) order by id', [buyer])).rows;
+const ledgerRows = async (payer = buyer) => (await env.sql.query('select tx, amount, endpoint_path from payment where lower(payer) = lower($1) order by id', [payer])).rows;
 const balance = () => evmTokenBalance({ rpcUrl: env.devnet.info.chains.base.rpcUrl, chainId: 8453, token: env.devnet.info.chains.base.usdc!, owner: buyer });
 
 test('tools/list through the bridge is the service catalog, prices in _meta.x402 included', async () => {
@@ -102,4 +105,42 @@ test('within the policy the bridge pays by itself and returns the answer; above 
   // The protocol owns stdout: what the bridge says goes to stderr.
   assert.match(stderr, /paid 0\.005 USDC for pdf-text on base/);
   assert.match(stderr, /refused pdf-text: .*per-call cap/);
+});
+
+test('on Solana (--chain solana): the bridge builds the transfer, the service co-signs it, the answer comes back', async () => {
+  const secret = env.devnet.info.accounts[4].solanaSecretKey;
+  const owner = solanaKeypair(secret).publicKey.toBase58();
+  const solanaBalance = () => solanaTokenBalance({ rpcUrl: env.devnet.info.chains.solana.rpcUrl, mint: env.devnet.info.chains.solana.usdcMint!, owner });
+  const before = await solanaBalance();
+  const sol = new Client({ name: 'desktop-agent-solana', version: '1.0.0' });
+  others.push(sol);
+  await sol.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['cli/paycall.mjs', 'mcp', '--base-url', env.t.baseUrl, '--chain', 'solana', '--allow', 'pdf-text'],
+      env: { ...(process.env as Record<string, string>), PAYCALL_DATA_DIR: env.devnet.dataDir, PAYCALL_WALLET_KEY: secret, PAYCALL_MAX_PER_CALL: '', PAYCALL_BUDGET: '', PAYCALL_ALLOW: '' },
+      stderr: 'ignore',
+    }),
+  );
+  const args = { document: (await makePdf(1, 'bridge-solana')).toString('base64') };
+  const paid = (await sol.callTool({ name: 'pdf-text', arguments: args })) as ToolResult;
+  assert.equal(paid.isError, undefined, JSON.stringify(paid));
+  assert.match(paid.structuredContent.text, /bridge-solana page 1/);
+  assert.equal(paid._meta['x402/payment-response'].network, 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp');
+  assert.deepEqual((await ledgerRows(owner)).map((r) => [r.tx, r.amount]), [[paid._meta['x402/payment-response'].transaction, '5000']]);
+  assert.equal(await solanaBalance(), before - 5000n);
+});
+
+test('a spend limit that is not an amount of USDC is a usage error (exit 2), before anything starts', async () => {
+  const run = (args: string[]) =>
+    new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile(process.execPath, ['cli/paycall.mjs', 'mcp', '--base-url', env.t.baseUrl, ...args], { env: { ...process.env, PAYCALL_DATA_DIR: env.devnet.dataDir } }, (err, _out, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr }),
+      ),
+    );
+  const [fine, chain] = await Promise.all([run(['--max-per-call', '0.0000001']), run(['--chain', 'ethereum'])]);
+  assert.equal(fine.code, 2);
+  assert.match(fine.stderr, /--max-per-call 0\.0000001: must be an amount of USDC such as 0\.05 \(at most 6 decimals\)/);
+  assert.equal(chain.code, 2);
+  assert.match(chain.stderr, /--chain ethereum: must be base, polygon or solana/);
 });
