@@ -107,29 +107,35 @@ test('within the policy the bridge pays by itself and returns the answer; above 
   assert.match(stderr, /refused pdf-text: .*per-call cap/);
 });
 
-test('on Solana (--chain solana): the bridge builds the transfer, the service co-signs it, the answer comes back', async () => {
-  const secret = env.devnet.info.accounts[4].solanaSecretKey;
-  const owner = solanaKeypair(secret).publicKey.toBase58();
-  const solanaBalance = () => solanaTokenBalance({ rpcUrl: env.devnet.info.chains.solana.rpcUrl, mint: env.devnet.info.chains.solana.usdcMint!, owner });
-  const before = await solanaBalance();
-  const sol = new Client({ name: 'desktop-agent-solana', version: '1.0.0' });
-  others.push(sol);
-  await sol.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: ['cli/paycall.mjs', 'mcp', '--base-url', env.t.baseUrl, '--chain', 'solana', '--allow', 'pdf-text'],
-      env: { ...(process.env as Record<string, string>), PAYCALL_DATA_DIR: env.devnet.dataDir, PAYCALL_WALLET_KEY: secret, PAYCALL_MAX_PER_CALL: '', PAYCALL_BUDGET: '', PAYCALL_ALLOW: '' },
-      stderr: 'ignore',
-    }),
-  );
-  const args = { document: (await makePdf(1, 'bridge-solana')).toString('base64') };
-  const paid = (await sol.callTool({ name: 'pdf-text', arguments: args })) as ToolResult;
-  assert.equal(paid.isError, undefined, JSON.stringify(paid));
-  assert.match(paid.structuredContent.text, /bridge-solana page 1/);
-  assert.equal(paid._meta['x402/payment-response'].network, 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp');
-  assert.deepEqual((await ledgerRows(owner)).map((r) => [r.tx, r.amount]), [[paid._meta['x402/payment-response'].transaction, '5000']]);
-  assert.equal(await solanaBalance(), before - 5000n);
-});
+// The other two chains, each from its own account: Solana (the bridge builds the transfer, the
+// service co-signs it as fee payer) and Polygon (an EIP-3009 authorization, as on Base).
+for (const [chain, account, network] of [['solana', 4, 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'], ['polygon', 2, 'eip155:137']] as const) {
+  test(`--chain ${chain}: the bridge pays on ${chain} and the answer comes back`, async () => {
+    const keys = env.devnet.info.accounts[account];
+    const [key, owner] = chain === 'solana' ? [keys.solanaSecretKey, solanaKeypair(keys.solanaSecretKey).publicKey.toBase58()] : [keys.evmPrivateKey, privateKeyToAccount(keys.evmPrivateKey as `0x${string}`).address];
+    const { solana, polygon } = env.devnet.info.chains;
+    const chainBalance = () => (chain === 'solana' ? solanaTokenBalance({ rpcUrl: solana.rpcUrl, mint: solana.usdcMint, owner }) : evmTokenBalance({ rpcUrl: polygon.rpcUrl, chainId: 137, token: polygon.usdc, owner }));
+    const before = await chainBalance();
+    const agent = new Client({ name: `desktop-agent-${chain}`, version: '1.0.0' });
+    others.push(agent);
+    await agent.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['cli/paycall.mjs', 'mcp', '--base-url', env.t.baseUrl, '--chain', chain, '--allow', 'pdf-text'],
+        env: { ...(process.env as Record<string, string>), PAYCALL_DATA_DIR: env.devnet.dataDir, PAYCALL_WALLET_KEY: key, PAYCALL_MAX_PER_CALL: '', PAYCALL_BUDGET: '', PAYCALL_ALLOW: '' },
+        stderr: 'ignore',
+      }),
+    );
+    const args = { document: (await makePdf(1, `bridge-${chain}`)).toString('base64') };
+    const paid = (await agent.callTool({ name: 'pdf-text', arguments: args })) as ToolResult;
+    assert.equal(paid.isError, undefined, JSON.stringify(paid));
+    assert.match(paid.structuredContent.text, new RegExp(`bridge-${chain} page 1`));
+    const settled = paid._meta['x402/payment-response'];
+    assert.equal(settled.network, network);
+    assert.deepEqual((await ledgerRows(owner)).map((r) => [r.tx, r.amount]), [[settled.transaction, '5000']]);
+    assert.equal(await chainBalance(), before - 5000n);
+  });
+}
 
 test('a spend limit that is not an amount of USDC is a usage error (exit 2), before anything starts', async () => {
   const run = (args: string[]) =>
