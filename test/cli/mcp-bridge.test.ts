@@ -3,7 +3,8 @@
  * over stdio, against the real service on the devnet: it lists the service's catalog, pays a
  * pdf-text call from its wallet (EIP-3009 on Base) within its policy, and refuses, paying
  * nothing, a call above its per-call cap, a tool outside its allow-list and a call over its
- * session budget. "Nothing paid" is read from the ledger and from the wallet's USDC balance.
+ * session budget; with --chain it pays on Polygon and Solana too. "Nothing paid" is read from
+ * the ledger and from the wallet's USDC balance.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
