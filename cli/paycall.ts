@@ -7,6 +7,7 @@
  *   paycall wallet                                      address, USDC and gas per chain
  *   paycall seller register acme                        sign with the wallet and call the API
  *   paycall keys issue --label bot --scope read --json
+ *   paycall mcp --max-per-call 0.05 --budget 1 --allow pdf-md,acme.*   stdio MCP server that pays by itself
  *
  * The wallet is PAYCALL_WALLET_KEY (an EVM 0x key, or a Solana base58 secret key) or --key-file;
  * on a machine running the devnet (.data/devnet.json) its first funded account is the default,
@@ -21,6 +22,7 @@ import { checkChain, CliError, EXIT, EXIT_CODES_HELP, isFetchFailure, printError
 import { call, quote } from './call-command.ts';
 import { walletBalances } from './wallet-balance.ts';
 import { addWalletCommands } from './wallet-commands.ts';
+import { addMcpCommand } from './mcp-command.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -84,6 +86,7 @@ export function buildProgram(): Command {
       process.exitCode = await walletBalances(opts);
     });
   addWalletCommands(program);
+  addMcpCommand(program, VERSION);
   // A usage error names the help of the command it came from.
   const hintHelp = (cmd: Command, path: string[]) => {
     cmd.showHelpAfterError(`hint: paycall ${[...path, '--help'].join(' ')}`);
