@@ -42,6 +42,7 @@ import { createSellerHandlers } from './sellers/sellers.handlers.ts';
 import { createSellerMetrics } from './sellers/seller-metrics.ts';
 import { createProbeJobs } from './sellers/probe-jobs.ts';
 import { listSellerCatalogEntries } from './sellers/catalog-entries.ts';
+import { discoveryRows } from './sellers/endpoint-store.ts';
 import { loadOrCreateApiKeySecret } from './accounts/api-keys.ts';
 import { createKeyUsage } from './accounts/key-usage.ts';
 import { createKeyAuth } from './accounts/with-api-key.ts';
@@ -189,6 +190,7 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
       pool,
       limits: config.tools,
       metrics,
+      discoveryRows: (p) => discoveryRows(sqlOf(orm), p),
     }),
     createPaymentHandlers({ adapters, facilitatorMinAtomic: config.payments.facilitatorMinAtomic }),
     createSellerCallHandlers({ ...sellEndpointDeps, maxBodyBytes: config.proxy.maxBodyBytes }),

@@ -250,3 +250,60 @@ export function resumeSuspendedEndpoints(tx: Sql, sellerId: number): Promise<{ i
     [sellerId],
   );
 }
+
+/** A built-in as the discovery search sees it (the catalog's rows beside the seller endpoints). */
+export interface SearchableBuiltin {
+  path: string;
+  /** Its place in the catalog (the unsearched listing keeps this order). */
+  ord: number;
+  name: string;
+  desc: string;
+  tags: string;
+}
+
+export interface DiscoveryRow {
+  kind: 'builtin' | 'seller';
+  path: string;
+  endpoint_id: number | null;
+  slug: string | null;
+  wallet: string | null;
+  price: string | null;
+  unit: string | null;
+  mode: string | null;
+  status: string | null;
+  desc: string;
+  sample_body: unknown;
+  updated_at_ms: string | null;
+  rank: number;
+}
+
+/**
+ * The discovery catalog in one statement: the built-ins (passed as JSON) and the live seller
+ * endpoints ('active', 'degraded': never pending, suspended or deleted). With a query, only the
+ * matches, ranked by `ts_rank` of plain PostgreSQL full-text search (name weighted A, tags B,
+ * description C; `websearch_to_tsquery` takes what a user types and never fails on syntax);
+ * the 'english' configuration stems, so "convert" finds "converts". Without one, the built-ins
+ * first, then the seller endpoints by path. Full-text search rather than pg_trgm: PGlite and a
+ * database without extension rights both have it.
+ */
+export function discoveryRows(em: Sql, p: { builtins: SearchableBuiltin[]; query: string | null; limit: number }) {
+  const vector = `setweight(to_tsvector('english', d.name), 'A') || setweight(to_tsvector('english', d.tags), 'B') || setweight(to_tsvector('english', d."desc"), 'C')`;
+  return em.execute<DiscoveryRow[]>(
+    `with d as (
+       select 'builtin' as kind, b.path, null::int as endpoint_id, null::text as slug, null::text as wallet, null::text as price, null::text as unit, null::text as mode,
+              null::text as status, b.name, b."desc", b.tags, null::jsonb as sample_body, null::timestamptz as updated_at, b.ord
+         from jsonb_to_recordset(?::jsonb) as b(path text, name text, "desc" text, tags text, ord int)
+       union all
+       select 'seller', '/v1/' || e.slug || '/' || e.path_suffix, e.id, e.slug, s.wallet, e.atomic_price::text, e.unit, e.mode,
+              e.status, e.slug || ' ' || replace(e.path_suffix, '/', ' '), e."desc", e.slug || ' ' || e.mode, e.sample_body, e.updated_at, 1000000
+         from seller_endpoint e join seller s on s.id = e.seller_id
+        where e.deleted_at is null and e.status in ('active', 'degraded'))
+     select d.kind, d.path, d.endpoint_id, d.slug, d.wallet, d.price, d.unit, d.mode, d.status, d."desc", d.sample_body, (extract(epoch from d.updated_at) * 1000)::bigint as updated_at_ms,
+            case when ?::text is null then 0 else ts_rank(${vector}, websearch_to_tsquery('english', ?)) end as rank
+       from d
+      where ?::text is null or ${vector} @@ websearch_to_tsquery('english', ?)
+      order by rank desc, d.ord, d.path
+      limit ?`,
+    [JSON.stringify(p.builtins), p.query, p.query, p.query, p.query, p.limit],
+  );
+}
