@@ -13,6 +13,7 @@ import type { DocumentKind } from '../tools/inspect-document.ts';
 import type { ToolPool } from '../tools/tool-pool.ts';
 import { builtinBazaar, sellerBazaar } from './bazaar.ts';
 import type { DiscoveryRow, SearchableBuiltin } from '../sellers/endpoint-store.ts';
+import type { Reliability, ReliabilityCache } from '../sellers/reliability.ts';
 import { builtinHandler } from './builtin.handler.ts';
 import { BUILTINS } from './builtins.ts';
 import { discoveryHandler, discoverySearchHandler, type DiscoveryDeps, type DiscoveryEntry } from './discovery.handler.ts';
@@ -29,6 +30,8 @@ export interface CatalogHandlerDeps extends MetaDeps {
   metrics?: Metrics;
   /** The discovery rows (sellers/endpoint-store.ts discoveryRows): the catalog, or a search's ranked matches. */
   discoveryRows: (p: { builtins: SearchableBuiltin[]; query: string | null; limit: number }) => Promise<DiscoveryRow[]>;
+  /** Seller endpoints' reliability figures, cached per process. */
+  reliability: ReliabilityCache;
 }
 
 /** Short topical tags of the built-ins (Bazaar `tags`), searched with weight B. */
@@ -50,7 +53,7 @@ export function createCatalogHandlers(deps: CatalogHandlerDeps): Partial<Record<
   const startedAt = new Date();
   const builtins = new Map(builtinEntries(deps.serviceName).map((e) => [e.path, e]));
   const searchable: SearchableBuiltin[] = BUILTINS.map((b, ord) => ({ path: b.path, ord, name: `${deps.serviceName} ${b.tool}`, desc: b.description, tags: (BUILTIN_TAGS[b.path] ?? []).join(' ') }));
-  const entryOf = (r: DiscoveryRow): DiscoveryEntry =>
+  const entryOf = (r: DiscoveryRow, figures: Map<number, Reliability>): DiscoveryEntry =>
     r.kind === 'builtin'
       ? { ...builtins.get(r.path)!, updatedAt: startedAt, bazaar: bazaar.get(r.path)!, serviceName: deps.serviceName, tags: BUILTIN_TAGS[r.path] ?? [] }
       : {
@@ -67,10 +70,14 @@ export function createCatalogHandlers(deps: CatalogHandlerDeps): Partial<Record<
           bazaar: sellerBazaar(r.sample_body),
           serviceName: String(r.slug),
           tags: [String(r.slug), String(r.mode)],
+          reliability: figures.get(Number(r.endpoint_id)) ?? null,
         };
   const discovery: DiscoveryDeps = {
     publicBaseUrl: deps.publicBaseUrl,
-    listEntries: async (query, limit) => (await deps.discoveryRows({ builtins: searchable, query, limit })).map(entryOf),
+    listEntries: async (query, limit) => {
+      const [rows, figures] = await Promise.all([deps.discoveryRows({ builtins: searchable, query, limit }), deps.reliability.byEndpoint()]);
+      return rows.map((r) => entryOf(r, figures));
+    },
     quoteOf: (e) => deps.payments && deps.payments.quoteForUnit({ path: e.path, description: e.description, price: BigInt(e.price) }),
   };
   handlers.listDiscoveryResources = discoveryHandler(discovery);

@@ -95,6 +95,7 @@ function itemsOf(deps: DiscoveryDeps, entries: DiscoveryEntry[], f: Filters) {
         mode: e.mode,
         status: e.status,
         bazaar: e.bazaar,
+        ...(e.reliability === undefined ? {} : { reliability: e.reliability }),
       },
     });
   }

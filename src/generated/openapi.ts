@@ -1251,6 +1251,26 @@ export interface components {
         total: number;
       };
     };
+    /**
+     * @description How a seller endpoint has served, from the database (the same on every instance),
+     *     recomputed at most every 30 s. `success_rate_7d`: paid calls delivered over paid calls
+     *     that ended (delivered or undelivered, the ledger's delivery) in 7 days. Latency: p50 and
+     *     p95 of the upstream's successful answers (paid calls and probes) over 24 h. Uptime: the
+     *     share of probes that succeeded over 24 h and 7 days. `null` where there is no data.
+     */
+    Reliability: {
+      success_rate_7d: number | null;
+      paid_calls_7d: number;
+      p50_latency_ms: number | null;
+      p95_latency_ms: number | null;
+      uptime_24h: number | null;
+      uptime_7d: number | null;
+      /**
+       * Format: date-time
+       * @description When the figures were computed.
+       */
+      as_of: string;
+    };
     DiscoverySearchResult: {
       /** @enum {integer} */
       x402Version: 1;
@@ -1307,6 +1327,8 @@ export interface components {
           info: Record<string, never>;
           schema: Record<string, never>;
         };
+        /** @description Seller endpoints only. Paid-call success rate, latency and uptime; `null` until the figures include it. */
+        reliability?: components["schemas"]["Reliability"] | null;
       };
     };
     /** @description The broadcast transaction. */
@@ -1491,6 +1513,8 @@ export interface components {
       p99_latency_ms?: number | null;
       /** @description Seller endpoints only. Share of upstream answers that succeeded over the last 24 h (0 to 1); `null` without data. */
       success_rate_24h?: number | null;
+      /** @description Seller endpoints only. Paid-call success rate, latency and uptime; `null` until the figures include it. */
+      reliability?: components["schemas"]["Reliability"] | null;
     };
     /**
      * @description The result of one check. Nothing else is public: why a check failed, addresses and
@@ -2496,6 +2520,7 @@ export type SchemaEip712Domain = components['schemas']['Eip712Domain'];
 export type SchemaEip712TypedField = components['schemas']['Eip712TypedField'];
 export type SchemaFacilitatorRequest = components['schemas']['FacilitatorRequest'];
 export type SchemaDiscoveryList = components['schemas']['DiscoveryList'];
+export type SchemaReliability = components['schemas']['Reliability'];
 export type SchemaDiscoverySearchResult = components['schemas']['DiscoverySearchResult'];
 export type SchemaDiscoveredResource = components['schemas']['DiscoveredResource'];
 export type SchemaFacilitatorResult = components['schemas']['FacilitatorResult'];

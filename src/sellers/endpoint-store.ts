@@ -207,7 +207,7 @@ export async function purgeObservations(em: Sql): Promise<void> {
 /** Live endpoints ('active', 'degraded') with their sellers and 24 h figures, by path: the /v1/_meta rows. */
 export function catalogRows(em: Sql) {
   return em.execute<Record<string, string | number | null>[]>(
-    `select e.slug, e.path_suffix, s.wallet, e.atomic_price::text as price, e.unit, e."desc", e.mode, e.status,
+    `select e.id, e.slug, e.path_suffix, s.wallet, e.atomic_price::text as price, e.unit, e."desc", e.mode, e.status,
             o.p50, o.p99, o.total, o.ok_count
        from seller_endpoint e join seller s on s.id = e.seller_id
        left join lateral (
@@ -305,5 +305,47 @@ export function discoveryRows(em: Sql, p: { builtins: SearchableBuiltin[]; query
       order by rank desc, d.ord, d.path
       limit ?`,
     [JSON.stringify(p.builtins), p.query, p.query, p.query, p.query, p.limit],
+  );
+}
+
+export interface ReliabilityRow {
+  endpoint_id: number;
+  p50: number | null;
+  p95: number | null;
+  probes_24h: string;
+  probes_ok_24h: string;
+  probes_7d: string;
+  probes_ok_7d: string;
+  delivered_7d: string;
+  undelivered_7d: string;
+}
+
+/**
+ * The reliability figures of every live endpoint in one statement (sellers/reliability.ts
+ * shapes and caches them):
+ * - paid calls, from the ledger: `payment.delivery` 'delivered' / 'undelivered' over 7 days
+ *   (a 'pending' row is a call still running or a built-in, neither a success nor a failure);
+ * - latency, p50 and p95 of the upstream answers that succeeded over 24 h, live calls and
+ *   probes alike (endpoint_observation.latency_ms: paid calls record theirs there too);
+ * - uptime, the share of probes (publish, activation, health: not live calls, which the
+ *   success rate counts) that succeeded over 24 h and over 7 days.
+ * Both lateral reads go by index: (endpoint_id, at) and the payment's seller_id.
+ */
+export function reliabilityRows(em: Sql) {
+  return em.execute<ReliabilityRow[]>(
+    `select e.id as endpoint_id, o.p50, o.p95, o.probes_24h, o.probes_ok_24h, o.probes_7d, o.probes_ok_7d, p.delivered_7d, p.undelivered_7d
+       from seller_endpoint e
+       left join lateral (
+         select percentile_cont(0.5) within group (order by latency_ms) filter (where ok and at >= now() - interval '24 hours') as p50,
+                percentile_cont(0.95) within group (order by latency_ms) filter (where ok and at >= now() - interval '24 hours') as p95,
+                count(*) filter (where source <> 'call' and at >= now() - interval '24 hours') as probes_24h,
+                count(*) filter (where source <> 'call' and ok and at >= now() - interval '24 hours') as probes_ok_24h,
+                count(*) filter (where source <> 'call') as probes_7d,
+                count(*) filter (where source <> 'call' and ok) as probes_ok_7d
+           from endpoint_observation where endpoint_id = e.id and at >= now() - interval '7 days') o on true
+       left join lateral (
+         select count(*) filter (where delivery = 'delivered') as delivered_7d, count(*) filter (where delivery = 'undelivered') as undelivered_7d
+           from payment where seller_id = e.seller_id and endpoint_id = e.id and created_at >= now() - interval '7 days') p on true
+      where e.deleted_at is null and e.status in ('active', 'degraded')`,
   );
 }
