@@ -43,6 +43,8 @@ import { createSellerHandlers } from './sellers/sellers.handlers.ts';
 import { createSellerMetrics } from './sellers/seller-metrics.ts';
 import { createProbeJobs } from './sellers/probe-jobs.ts';
 import { listSellerCatalogEntries } from './sellers/catalog-entries.ts';
+import { discoveryRows } from './sellers/endpoint-store.ts';
+import { createReliabilityCache } from './sellers/reliability.ts';
 import { loadOrCreateApiKeySecret } from './accounts/api-keys.ts';
 import { createKeyUsage } from './accounts/key-usage.ts';
 import { createKeyAuth } from './accounts/with-api-key.ts';
@@ -182,12 +184,14 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   };
   // Every feature hands over its handler map (keyed by OperationId); what guards each operation
   // (signature action, API key, rate limit, body limit, preflight) is the one policy table.
+  // Endpoint reliability for /v1/_meta and discovery: one query for all endpoints, at most 30 s old.
+  const reliability = createReliabilityCache(orm, { ttlMs: 30_000 });
   const implemented = mergeHandlers(
     createHealthHandlers(healthCheck),
     createCatalogHandlers({
       serviceName: config.serviceName,
       version: VERSION,
-      listSellerEntries: () => listSellerCatalogEntries(orm),
+      listSellerEntries: () => listSellerCatalogEntries(orm, reliability),
       signer,
       definition: contract.api.definition,
       publicBaseUrl: () => publicBaseUrl,
@@ -195,6 +199,8 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
       pool,
       limits: config.tools,
       metrics,
+      discoveryRows: (p) => discoveryRows(sqlOf(orm), p),
+      reliability,
     }),
     createPaymentHandlers({ adapters, facilitatorMinAtomic: config.payments.facilitatorMinAtomic }),
     createSellerCallHandlers({ ...sellEndpointDeps, maxBodyBytes: config.proxy.maxBodyBytes }),

@@ -63,6 +63,7 @@ export const OPERATION_POLICIES: Record<OperationId, OperationPolicy> = {
   getDocsAsset: {},
   getOpenApi: {},
   listDiscoveryResources: {},
+  searchDiscoveryResources: {},
   getSessionToken: {},
   solanaFacilitator: { rateLimit: { bucket: 'facilitator', keyOf: byClientAddress } },
   // API keys and the account.

@@ -1,47 +1,92 @@
 /**
- * GET /discovery/resources: the catalog in the x402 discovery (Bazaar) shape, so x402
- * discovery clients and facilitators can index it: every built-in and every live seller
- * endpoint with the accepts of one unit, when it was last changed, and its bazaar extension.
+ * The catalog in the x402 discovery (Bazaar, @x402/extensions 2.27) shape, so x402 discovery
+ * clients, facilitators and indexers can index and search it:
+ * - GET /discovery/resources: every built-in and every live seller endpoint, paged by offset;
+ * - GET /discovery/search?query=: the same items ranked by text relevance (full-text search in
+ *   the database), `{resources, partialResults, pagination: {limit, cursor}}`.
+ * Each item has the accepts of one unit, the Bazaar fields (`serviceName`, `tags`,
+ * `routeTemplate`, `lastUpdated` as ISO time, `extensions.bazaar`) and our `metadata`.
+ * Both filter on `payTo`, `scheme` and `network` (our name or CAIP-2): an item stays when one
+ * of its accepts matches, and shows only the accepts that match.
  */
 import type { Handler } from '../http/server.ts';
 import type { CatalogEntry } from './meta.ts';
 import type { BazaarExtension } from './bazaar.ts';
-import type { PaymentQuote } from '../payments/quote.ts';
+import type { AcceptEntry, PaymentQuote } from '../payments/quote.ts';
+import { CAIP2 } from '../payments/x402-v2.ts';
 import { AppError } from '../http/app-error.ts';
 
 export interface DiscoveryEntry extends CatalogEntry {
   updatedAt: Date;
   bazaar: BazaarExtension;
+  serviceName: string;
+  tags: string[];
 }
 
 export interface DiscoveryDeps {
   publicBaseUrl: () => string;
-  /** Every resource, built-ins first. */
-  listEntries: () => Promise<DiscoveryEntry[]>;
+  /**
+   * The catalog (built-ins first) or, with a query, its matches best first; at most `limit`.
+   * Never a pending, suspended or deleted seller endpoint.
+   */
+  listEntries: (query: string | null, limit: number) => Promise<DiscoveryEntry[]>;
   /** The quote of one unit of an entry, or null when payments are not configured. */
   quoteOf: (entry: DiscoveryEntry) => PaymentQuote | null;
 }
 
+/** How many matches a search ranks at most; beyond, the answer says partialResults. */
+export const SEARCH_WINDOW = 500;
+
+const invalid = (name: string, message: string) => new AppError('invalid_input', 400, `${name} ${message}.`, { issues: [{ path: `query.${name}`, message }] });
+
 const int = (raw: string | undefined, name: string, fallback: number, max: number) => {
   if (raw === undefined) return fallback;
-  if (!/^\d{1,6}$/.test(raw) || Number(raw) > max) throw new AppError('invalid_input', 400, `${name} must be an integer from 0 to ${max}.`, { issues: [{ path: `query.${name}`, message: `must be an integer from 0 to ${max}` }] });
+  if (!/^\d{1,7}$/.test(raw) || Number(raw) > max) throw invalid(name, `must be an integer from 0 to ${max}`);
   return Number(raw);
 };
 
-export const discoveryHandler =
-  (deps: DiscoveryDeps): Handler =>
-  async (ctx) => {
-    const limit = Math.max(1, int(ctx.query.limit, 'limit', 20, 100));
-    const offset = int(ctx.query.offset, 'offset', 0, 1_000_000);
-    const type = ctx.query.type;
-    // Every resource here is an HTTP endpoint; another type lists nothing.
-    const all = type === undefined || type === 'http' ? await deps.listEntries() : [];
-    const items = all.slice(offset, offset + limit).map((e) => ({
+/** The search cursor is the offset of the next page, opaque to clients. */
+const encodeCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
+function decodeCursor(raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  const m = /^o:(\d{1,7})$/.exec(Buffer.from(raw, 'base64url').toString());
+  if (!m) throw invalid('cursor', 'is not a cursor this service gave');
+  return Number(m[1]);
+}
+
+interface Filters {
+  payTo?: string;
+  scheme?: string;
+  network?: string;
+}
+
+const filtersOf = (q: Record<string, string | undefined>): Filters => ({ payTo: q.payTo?.toLowerCase(), scheme: q.scheme, network: q.network });
+
+const acceptMatches = (a: AcceptEntry, f: Filters) =>
+  (f.payTo === undefined || a.payTo.toLowerCase() === f.payTo) &&
+  (f.scheme === undefined || a.scheme === f.scheme) &&
+  (f.network === undefined || a.network === f.network || CAIP2[a.network] === f.network);
+
+const filtering = (f: Filters) => f.payTo !== undefined || f.scheme !== undefined || f.network !== undefined;
+
+function itemsOf(deps: DiscoveryDeps, entries: DiscoveryEntry[], f: Filters) {
+  const items = [];
+  for (const e of entries) {
+    const all = deps.quoteOf(e)?.accepts ?? [];
+    const accepts = filtering(f) ? all.filter((a) => acceptMatches(a, f)) : all;
+    if (filtering(f) && accepts.length === 0) continue;
+    items.push({
       resource: `${deps.publicBaseUrl()}${e.path}`,
       type: 'http',
       x402Version: 1,
-      accepts: deps.quoteOf(e)?.accepts ?? [],
-      lastUpdated: Math.floor(e.updatedAt.getTime() / 1000),
+      accepts,
+      lastUpdated: e.updatedAt.toISOString(),
+      description: e.description,
+      mimeType: 'application/json',
+      serviceName: e.serviceName,
+      tags: e.tags,
+      routeTemplate: e.path,
+      extensions: { bazaar: e.bazaar },
       metadata: {
         description: e.description,
         seller: e.seller,
@@ -50,7 +95,41 @@ export const discoveryHandler =
         mode: e.mode,
         status: e.status,
         bazaar: e.bazaar,
+        ...(e.reliability === undefined ? {} : { reliability: e.reliability }),
       },
-    }));
+    });
+  }
+  return items;
+}
+
+// Every resource here is an HTTP endpoint; another type lists nothing.
+const typeListed = (type: string | undefined) => type === undefined || type === 'http';
+
+export const discoveryHandler =
+  (deps: DiscoveryDeps): Handler =>
+  async (ctx) => {
+    const limit = Math.max(1, int(ctx.query.limit, 'limit', 20, 100));
+    const offset = int(ctx.query.offset, 'offset', 0, 1_000_000);
+    const all = typeListed(ctx.query.type) ? itemsOf(deps, await deps.listEntries(null, 1_000_000), filtersOf(ctx.query)) : [];
+    const items = all.slice(offset, offset + limit);
     return { status: 200, headers: { 'cache-control': 'public, max-age=10' }, body: { x402Version: 1, items, pagination: { limit, offset, total: all.length } } };
+  };
+
+export const discoverySearchHandler =
+  (deps: DiscoveryDeps): Handler =>
+  async (ctx) => {
+    const query = (ctx.query.query ?? '').trim();
+    if (query.length === 0 || query.length > 256) throw invalid('query', 'must be 1 to 256 characters');
+    const limit = Math.max(1, int(ctx.query.limit, 'limit', 20, 100));
+    const offset = decodeCursor(ctx.query.cursor);
+    const entries = typeListed(ctx.query.type) ? await deps.listEntries(query, SEARCH_WINDOW + 1) : [];
+    const partialResults = entries.length > SEARCH_WINDOW;
+    const matches = itemsOf(deps, entries.slice(0, SEARCH_WINDOW), filtersOf(ctx.query));
+    const resources = matches.slice(offset, offset + limit);
+    const cursor = offset + limit < matches.length ? encodeCursor(offset + limit) : null;
+    return {
+      status: 200,
+      headers: { 'cache-control': 'public, max-age=10' },
+      body: { x402Version: 1, resources, partialResults, pagination: { limit, cursor }, ...(cursor ? { cursor } : {}) },
+    };
   };

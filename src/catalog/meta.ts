@@ -4,6 +4,7 @@ import type { Handler } from '../http/server.ts';
 import type { ForwardSigner } from '../proxy/forward-signature.ts';
 import { BUILTINS } from './builtins.ts';
 import { NETWORKS } from '../chains/chain-adapter.ts';
+import type { Reliability } from '../sellers/reliability.ts';
 
 export interface CatalogEntry {
   path: string;
@@ -19,6 +20,8 @@ export interface CatalogEntry {
   p50_latency_ms?: number | null;
   p99_latency_ms?: number | null;
   success_rate_24h?: number | null;
+  /** Seller endpoints: paid-call success rate, latency and uptime (sellers/reliability.ts); null without figures yet. */
+  reliability?: Reliability | null;
 }
 
 export interface MetaDeps {

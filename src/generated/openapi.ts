@@ -683,6 +683,31 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/discovery/search": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search the catalog by text (x402 Bazaar search)
+     * @description The discovery items (as `GET /discovery/resources`) that match `query`, best first:
+     *     PostgreSQL full-text search over each resource's name (weight A), tags (B) and
+     *     description (C), ranked by `ts_rank`; `query` is read as a web search (`pdf -json`,
+     *     `"plain text"`, `invoice or receipt`). Pending, suspended and deleted seller endpoints
+     *     never appear. Paged with the opaque `cursor` of the previous answer; at most 500 matches
+     *     are ranked (`partialResults` says when there were more). Free.
+     */
+    get: operations["searchDiscoveryResources"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/_session-token": {
     parameters: {
       query?: never;
@@ -1226,6 +1251,40 @@ export interface components {
         total: number;
       };
     };
+    /**
+     * @description How a seller endpoint has served, from the database (the same on every instance),
+     *     recomputed at most every 30 s. `success_rate_7d`: paid calls delivered over paid calls
+     *     that ended (delivered or undelivered, the ledger's delivery) in 7 days. Latency: p50 and
+     *     p95 of the upstream's successful answers (paid calls and probes) over 24 h. Uptime: the
+     *     share of probes that succeeded over 24 h and 7 days. `null` where there is no data.
+     */
+    Reliability: {
+      success_rate_7d: number | null;
+      paid_calls_7d: number;
+      p50_latency_ms: number | null;
+      p95_latency_ms: number | null;
+      uptime_24h: number | null;
+      uptime_7d: number | null;
+      /**
+       * Format: date-time
+       * @description When the figures were computed.
+       */
+      as_of: string;
+    };
+    DiscoverySearchResult: {
+      /** @enum {integer} */
+      x402Version: 1;
+      resources: components["schemas"]["DiscoveredResource"][];
+      /** @description True when more than 500 resources matched and only the best 500 were ranked. */
+      partialResults: boolean;
+      pagination: {
+        limit: number;
+        /** @description Pass as `cursor` for the next page; null on the last page. */
+        cursor: string | null;
+      };
+      /** @description The same cursor as `pagination.cursor`, when there is a next page. */
+      cursor?: string;
+    };
     DiscoveredResource: {
       /**
        * Format: uri
@@ -1238,8 +1297,22 @@ export interface components {
       x402Version: 1;
       /** @description The accepts of one unit (empty when payments are not configured). */
       accepts: components["schemas"]["AcceptEntry"][];
-      /** @description Unix seconds of the last change. */
-      lastUpdated: number;
+      /**
+       * Format: date-time
+       * @description When the resource last changed (ISO 8601, as Bazaar 2.27).
+       */
+      lastUpdated: string;
+      description: string;
+      mimeType: string;
+      /** @description The service that sells it (`paycall` for the built-ins, the seller's slug otherwise). */
+      serviceName: string;
+      tags: string[];
+      /** @description The path of the resource on this service. */
+      routeTemplate: string;
+      extensions: {
+        /** @description The x402 `bazaar` extension `{info, schema}` (the same as `metadata.bazaar`). */
+        bazaar: Record<string, never>;
+      };
       metadata: {
         description: string;
         seller: string;
@@ -1254,6 +1327,8 @@ export interface components {
           info: Record<string, never>;
           schema: Record<string, never>;
         };
+        /** @description Seller endpoints only. Paid-call success rate, latency and uptime; `null` until the figures include it. */
+        reliability?: components["schemas"]["Reliability"] | null;
       };
     };
     /** @description The broadcast transaction. */
@@ -1438,6 +1513,8 @@ export interface components {
       p99_latency_ms?: number | null;
       /** @description Seller endpoints only. Share of upstream answers that succeeded over the last 24 h (0 to 1); `null` without data. */
       success_rate_24h?: number | null;
+      /** @description Seller endpoints only. Paid-call success rate, latency and uptime; `null` until the figures include it. */
+      reliability?: components["schemas"]["Reliability"] | null;
     };
     /**
      * @description The result of one check. Nothing else is public: why a check failed, addresses and
@@ -2443,6 +2520,8 @@ export type SchemaEip712Domain = components['schemas']['Eip712Domain'];
 export type SchemaEip712TypedField = components['schemas']['Eip712TypedField'];
 export type SchemaFacilitatorRequest = components['schemas']['FacilitatorRequest'];
 export type SchemaDiscoveryList = components['schemas']['DiscoveryList'];
+export type SchemaReliability = components['schemas']['Reliability'];
+export type SchemaDiscoverySearchResult = components['schemas']['DiscoverySearchResult'];
 export type SchemaDiscoveredResource = components['schemas']['DiscoveredResource'];
 export type SchemaFacilitatorResult = components['schemas']['FacilitatorResult'];
 export type SchemaPdfTextResult = components['schemas']['PdfTextResult'];
@@ -3864,6 +3943,12 @@ export interface operations {
       query?: {
         /** @description Resource type; only `http` resources exist (any other type lists nothing). */
         type?: string;
+        /** @description Only resources with an accept paying this address (case-insensitive); only the matching accepts are shown. */
+        payTo?: string;
+        /** @description Only resources with an accept of this payment scheme (`exact`, `transfer-with-authorization`, `spl-transfer`). */
+        scheme?: string;
+        /** @description Only resources with an accept on this network, by our name (`base`) or CAIP-2 (`eip155:8453`). */
+        network?: string;
         /** @description Items per page, 1 to 100 (default 20). */
         limit?: number;
         /** @description Items to skip (default 0). */
@@ -3885,6 +3970,52 @@ export interface operations {
         };
       };
       /** @description A query parameter is out of range. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["InvalidInputError"];
+        };
+      };
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+    };
+  };
+  searchDiscoveryResources: {
+    parameters: {
+      query: {
+        /** @description What to look for, 1 to 256 characters. */
+        query: string;
+        /** @description Resource type; only `http` resources exist (any other type finds nothing). */
+        type?: string;
+        /** @description Only resources with an accept paying this address (case-insensitive); only the matching accepts are shown. */
+        payTo?: string;
+        /** @description Only resources with an accept of this payment scheme (`exact`, `transfer-with-authorization`, `spl-transfer`). */
+        scheme?: string;
+        /** @description Only resources with an accept on this network, by our name (`base`) or CAIP-2 (`eip155:8453`). */
+        network?: string;
+        /** @description Results per page, 1 to 100 (default 20). */
+        limit?: number;
+        /** @description The `pagination.cursor` of the previous page. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page of matches, best first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["DiscoverySearchResult"];
+        };
+      };
+      /** @description The query is empty or too long, or a parameter is out of range. */
       400: {
         headers: {
           [name: string]: unknown;

@@ -29,6 +29,7 @@ export const operationIds = [
   'solanaFacilitator',
   'mcp',
   'listDiscoveryResources',
+  'searchDiscoveryResources',
   'getSessionToken',
 ] as const;
 
@@ -62,5 +63,6 @@ export const operations = {
   solanaFacilitator: { method: 'post', path: '/v1/_facilitator/solana' },
   mcp: { method: 'post', path: '/mcp' },
   listDiscoveryResources: { method: 'get', path: '/discovery/resources' },
+  searchDiscoveryResources: { method: 'get', path: '/discovery/search' },
   getSessionToken: { method: 'get', path: '/v1/_session-token' },
 } as const satisfies Record<OperationId, { method: string; path: string }>;

@@ -6,9 +6,10 @@ import { sqlOf, type Database } from '../db/orm.ts';
 import { NETWORKS } from '../chains/chain-adapter.ts';
 import type { CatalogEntry } from '../catalog/meta.ts';
 import { catalogRows } from './endpoint-store.ts';
+import type { ReliabilityCache } from './reliability.ts';
 
-export async function listSellerCatalogEntries(orm: Database): Promise<CatalogEntry[]> {
-  const rows = await catalogRows(sqlOf(orm));
+export async function listSellerCatalogEntries(orm: Database, reliability: ReliabilityCache): Promise<CatalogEntry[]> {
+  const [rows, figures] = await Promise.all([catalogRows(sqlOf(orm)), reliability.byEndpoint()]);
   return rows.map((r) => ({
     path: `/v1/${r.slug}/${r.path_suffix}`,
     seller: String(r.wallet),
@@ -22,5 +23,6 @@ export async function listSellerCatalogEntries(orm: Database): Promise<CatalogEn
     p50_latency_ms: r.p50 === null ? null : Math.round(Number(r.p50)),
     p99_latency_ms: r.p99 === null ? null : Math.round(Number(r.p99)),
     success_rate_24h: Number(r.total) > 0 ? Math.round((Number(r.ok_count) / Number(r.total)) * 10_000) / 10_000 : null,
+    reliability: figures.get(Number(r.id)) ?? null,
   }));
 }

@@ -207,7 +207,7 @@ export async function purgeObservations(em: Sql): Promise<void> {
 /** Live endpoints ('active', 'degraded') with their sellers and 24 h figures, by path: the /v1/_meta rows. */
 export function catalogRows(em: Sql) {
   return em.execute<Record<string, string | number | null>[]>(
-    `select e.slug, e.path_suffix, s.wallet, e.atomic_price::text as price, e.unit, e."desc", e.mode, e.status,
+    `select e.id, e.slug, e.path_suffix, s.wallet, e.atomic_price::text as price, e.unit, e."desc", e.mode, e.status,
             o.p50, o.p99, o.total, o.ok_count
        from seller_endpoint e join seller s on s.id = e.seller_id
        left join lateral (
@@ -248,5 +248,104 @@ export function resumeSuspendedEndpoints(tx: Sql, sellerId: number): Promise<{ i
        next_probe_at = now(), updated_at = now()
      where seller_id = ? and status = 'suspended' and deleted_at is null returning id`,
     [sellerId],
+  );
+}
+
+/** A built-in as the discovery search sees it (the catalog's rows beside the seller endpoints). */
+export interface SearchableBuiltin {
+  path: string;
+  /** Its place in the catalog (the unsearched listing keeps this order). */
+  ord: number;
+  name: string;
+  desc: string;
+  tags: string;
+}
+
+export interface DiscoveryRow {
+  kind: 'builtin' | 'seller';
+  path: string;
+  endpoint_id: number | null;
+  slug: string | null;
+  wallet: string | null;
+  price: string | null;
+  unit: string | null;
+  mode: string | null;
+  status: string | null;
+  desc: string;
+  sample_body: unknown;
+  updated_at_ms: string | null;
+  rank: number;
+}
+
+/**
+ * The discovery catalog in one statement: the built-ins (passed as JSON) and the live seller
+ * endpoints ('active', 'degraded': never pending, suspended or deleted). With a query, only the
+ * matches, ranked by `ts_rank` of plain PostgreSQL full-text search (name weighted A, tags B,
+ * description C; `websearch_to_tsquery` takes what a user types and never fails on syntax);
+ * the 'english' configuration stems, so "convert" finds "converts". Without one, the built-ins
+ * first, then the seller endpoints by path. Full-text search rather than pg_trgm: PGlite and a
+ * database without extension rights both have it.
+ */
+export function discoveryRows(em: Sql, p: { builtins: SearchableBuiltin[]; query: string | null; limit: number }) {
+  const vector = `setweight(to_tsvector('english', d.name), 'A') || setweight(to_tsvector('english', d.tags), 'B') || setweight(to_tsvector('english', d."desc"), 'C')`;
+  return em.execute<DiscoveryRow[]>(
+    `with d as (
+       select 'builtin' as kind, b.path, null::int as endpoint_id, null::text as slug, null::text as wallet, null::text as price, null::text as unit, null::text as mode,
+              null::text as status, b.name, b."desc", b.tags, null::jsonb as sample_body, null::timestamptz as updated_at, b.ord
+         from jsonb_to_recordset(?::jsonb) as b(path text, name text, "desc" text, tags text, ord int)
+       union all
+       select 'seller', '/v1/' || e.slug || '/' || e.path_suffix, e.id, e.slug, s.wallet, e.atomic_price::text, e.unit, e.mode,
+              e.status, e.slug || ' ' || replace(e.path_suffix, '/', ' '), e."desc", e.slug || ' ' || e.mode, e.sample_body, e.updated_at, 1000000
+         from seller_endpoint e join seller s on s.id = e.seller_id
+        where e.deleted_at is null and e.status in ('active', 'degraded'))
+     select d.kind, d.path, d.endpoint_id, d.slug, d.wallet, d.price, d.unit, d.mode, d.status, d."desc", d.sample_body, (extract(epoch from d.updated_at) * 1000)::bigint as updated_at_ms,
+            case when ?::text is null then 0 else ts_rank(${vector}, websearch_to_tsquery('english', ?)) end as rank
+       from d
+      where ?::text is null or ${vector} @@ websearch_to_tsquery('english', ?)
+      order by rank desc, d.ord, d.path
+      limit ?`,
+    [JSON.stringify(p.builtins), p.query, p.query, p.query, p.query, p.limit],
+  );
+}
+
+export interface ReliabilityRow {
+  endpoint_id: number;
+  p50: number | null;
+  p95: number | null;
+  probes_24h: string;
+  probes_ok_24h: string;
+  probes_7d: string;
+  probes_ok_7d: string;
+  delivered_7d: string;
+  undelivered_7d: string;
+}
+
+/**
+ * The reliability figures of every live endpoint in one statement (sellers/reliability.ts
+ * shapes and caches them):
+ * - paid calls, from the ledger: `payment.delivery` 'delivered' / 'undelivered' over 7 days
+ *   (a 'pending' row is a call still running or a built-in, neither a success nor a failure);
+ * - latency, p50 and p95 of the upstream answers that succeeded over 24 h, live calls and
+ *   probes alike (endpoint_observation.latency_ms: paid calls record theirs there too);
+ * - uptime, the share of probes (publish, activation, health: not live calls, which the
+ *   success rate counts) that succeeded over 24 h and over 7 days.
+ * Both lateral reads go by index: (endpoint_id, at) and the payment's seller_id.
+ */
+export function reliabilityRows(em: Sql) {
+  return em.execute<ReliabilityRow[]>(
+    `select e.id as endpoint_id, o.p50, o.p95, o.probes_24h, o.probes_ok_24h, o.probes_7d, o.probes_ok_7d, p.delivered_7d, p.undelivered_7d
+       from seller_endpoint e
+       left join lateral (
+         select percentile_cont(0.5) within group (order by latency_ms) filter (where ok and at >= now() - interval '24 hours') as p50,
+                percentile_cont(0.95) within group (order by latency_ms) filter (where ok and at >= now() - interval '24 hours') as p95,
+                count(*) filter (where source <> 'call' and at >= now() - interval '24 hours') as probes_24h,
+                count(*) filter (where source <> 'call' and ok and at >= now() - interval '24 hours') as probes_ok_24h,
+                count(*) filter (where source <> 'call') as probes_7d,
+                count(*) filter (where source <> 'call' and ok) as probes_ok_7d
+           from endpoint_observation where endpoint_id = e.id and at >= now() - interval '7 days') o on true
+       left join lateral (
+         select count(*) filter (where delivery = 'delivered') as delivered_7d, count(*) filter (where delivery = 'undelivered') as undelivered_7d
+           from payment where seller_id = e.seller_id and endpoint_id = e.id and created_at >= now() - interval '7 days') p on true
+      where e.deleted_at is null and e.status in ('active', 'degraded')`,
   );
 }

@@ -185,7 +185,7 @@ describe('openapi.yaml is valid OpenAPI 3.1', () => {
       'issueApiKey', 'listApiKeys', 'revokeApiKey', 'getAccount', 'registerSeller',
       'addSellerEndpoint', 'listSellerEndpoints', 'updateSellerEndpoint', 'deleteSellerEndpoint',
       'resumeSeller', 'getSellerStats', 'getSellerErrors', 'requestPayout', 'solanaFacilitator',
-      'getSessionToken', 'listDiscoveryResources', 'getDocs', 'getDocsAsset', 'getOpenApi', 'mcp',
+      'getSessionToken', 'listDiscoveryResources', 'searchDiscoveryResources', 'getDocs', 'getDocsAsset', 'getOpenApi', 'mcp',
     ];
     assert.deepEqual([...ops.map((o) => o.id)].sort(), [...expected].sort());
     assert.deepEqual([...generatedOperationIds], ops.map((o) => o.id));
