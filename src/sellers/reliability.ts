@@ -9,22 +9,11 @@
  * readers of an expired map share one query.
  */
 import { sqlOf, type Database } from '../db/orm.ts';
+import type { components } from '../generated/openapi.ts';
 import { reliabilityRows, type ReliabilityRow } from './endpoint-store.ts';
 
-export interface Reliability {
-  /** Paid calls served (delivered) over the paid calls that ended over 7 days, 0 to 1; null without paid calls. */
-  success_rate_7d: number | null;
-  /** Paid calls that ended (delivered or undelivered) over 7 days. */
-  paid_calls_7d: number;
-  /** Upstream latency of successful answers (calls and probes) over 24 h, in ms; null without data. */
-  p50_latency_ms: number | null;
-  p95_latency_ms: number | null;
-  /** Share of probes that succeeded, 0 to 1; null without probes in the window. */
-  uptime_24h: number | null;
-  uptime_7d: number | null;
-  /** When these figures were computed (ISO time); they are at most the cache's lifetime old. */
-  as_of: string;
-}
+/** The figures as the contract names them (openapi.yaml `Reliability`). */
+export type Reliability = components['schemas']['Reliability'];
 
 const ratio = (ok: string | number, total: string | number) => (Number(total) > 0 ? Math.round((Number(ok) / Number(total)) * 10_000) / 10_000 : null);
 const ms = (v: number | string | null) => (v === null ? null : Math.round(Number(v)));
