@@ -216,6 +216,7 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
       maxAnswerBytes: config.proxy.maxStoredAnswerBytes,
       toolsPageSize: config.mcp.toolsPageSize,
       metrics,
+      reliability,
     }),
     createSellerHandlers({
       ...lifecycle,

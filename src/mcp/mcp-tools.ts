@@ -14,6 +14,7 @@ import { NETWORKS } from '../chains/chain-adapter.ts';
 import type { BuiltinEndpoint } from '../catalog/builtins.ts';
 import { BUILTINS } from '../catalog/builtins.ts';
 import { CAIP2 } from '../payments/x402-v2.ts';
+import type { Reliability } from '../sellers/reliability.ts';
 
 const SLUG = /^[a-z0-9-]{3,32}$/;
 const SUFFIX = /^[a-z0-9-]{3,64}$/;
@@ -86,7 +87,8 @@ export interface SellerToolRow {
   sample_body: unknown;
 }
 
-export function sellerTool(r: SellerToolRow): Tool {
+/** `reliability`: the same figures discovery shows (null before any call or probe is recorded). */
+export function sellerTool(r: SellerToolRow, reliability: Reliability | null = null): Tool {
   // MCP arguments are an object: a sample that is not one gives an open object (the arguments are the body sent).
   const fromSample = r.sample_body !== null && typeof r.sample_body === 'object' && !Array.isArray(r.sample_body) ? schemaOfSample(r.sample_body) : { type: 'object' };
   return {
@@ -94,7 +96,7 @@ export function sellerTool(r: SellerToolRow): Tool {
     description: `${r.desc} (seller endpoint /v1/${r.slug}/${r.path_suffix}; the arguments are the JSON body it receives). Price: ${r.price} USDC atomic units per ${r.unit}.`,
     inputSchema: { ...fromSample, type: 'object' } as Tool['inputSchema'],
     annotations: { openWorldHint: true },
-    _meta: priceMeta(r.price, r.unit),
+    _meta: { ...priceMeta(r.price, r.unit), reliability },
   };
 }
 

@@ -31,6 +31,7 @@ import type { PaymentProof, SoldAnswer } from '../payments/sellable.ts';
 import { spoolBody } from '../proxy/spool-body.ts';
 import { requireSellableEndpoint, sellEndpoint, type SellEndpointDeps } from '../sellers/sell-endpoint.ts';
 import { toolPage } from '../sellers/endpoint-store.ts';
+import type { ReliabilityCache } from '../sellers/reliability.ts';
 import { BUILTIN_TOOLS, decodeCursor, encodeCursor, sellerTool, toolTarget } from './mcp-tools.ts';
 import { errorToolAnswer, soldToolAnswer, type ToolAnswer } from './tool-result.ts';
 
@@ -49,6 +50,8 @@ export interface McpDeps {
   /** Largest answer returned inside a tool result (it is held whole to become JSON-RPC). */
   maxAnswerBytes: number;
   metrics?: Pick<Metrics, 'mcpCalls'>;
+  /** Seller endpoints' reliability figures (the cache discovery reads), shown in each seller tool's `_meta`. */
+  reliability: ReliabilityCache;
 }
 
 const fingerprintOf = (tool: string, args: Record<string, unknown>) => requestFingerprint('POST', `/mcp/tools/${tool}`, 'application/json', Buffer.from(canonicalJson(args)));
@@ -151,8 +154,11 @@ async function listTools(deps: McpDeps, cursor: string | undefined): Promise<Lis
   const builtins = BUILTIN_TOOLS.slice(builtinsFrom, builtinsFrom + size);
   const room = size - builtins.length;
   // One more than fits: whether a next page exists, without a count.
-  const rows = await toolPage(sqlOf(deps.seller.orm), after?.kind === 'seller' ? [after.slug, after.pathSuffix] : null, room + 1);
-  const tools = [...builtins, ...rows.slice(0, room).map(sellerTool)];
+  const [rows, figures] = await Promise.all([
+    toolPage(sqlOf(deps.seller.orm), after?.kind === 'seller' ? [after.slug, after.pathSuffix] : null, room + 1),
+    deps.reliability.byEndpoint(),
+  ]);
+  const tools = [...builtins, ...rows.slice(0, room).map((r) => sellerTool(r, figures.get(Number(r.id)) ?? null))];
   const more = rows.length > room || builtinsFrom + builtins.length < BUILTIN_TOOLS.length;
   return { tools, ...(more && tools.length ? { nextCursor: encodeCursor(tools.at(-1)!.name) } : {}) };
 }

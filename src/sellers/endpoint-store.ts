@@ -226,8 +226,8 @@ export function catalogRows(em: Sql) {
  * however deep it is and an endpoint added meanwhile is neither skipped nor listed twice.
  */
 export function toolPage(em: Sql, after: readonly [string, string] | null, limit: number) {
-  return em.execute<{ slug: string; path_suffix: string; desc: string; price: string; unit: string; mode: string; sample_body: unknown }[]>(
-    `select e.slug, e.path_suffix, e."desc", e.atomic_price::text as price, e.unit, e.mode, e.sample_body
+  return em.execute<{ id: number; slug: string; path_suffix: string; desc: string; price: string; unit: string; mode: string; sample_body: unknown }[]>(
+    `select e.id, e.slug, e.path_suffix, e."desc", e.atomic_price::text as price, e.unit, e.mode, e.sample_body
        from seller_endpoint e
       where e.deleted_at is null and e.status in ('active', 'degraded') and (e.slug, e.path_suffix) > (?, ?)
       order by e.slug, e.path_suffix

@@ -95,6 +95,13 @@ test('tools/list: the four built-ins and every live seller endpoint, paged, with
   assert.equal((echo._meta as any).x402.price, '20000');
   assert.equal((echo._meta as any).x402.unit, 'request');
   assert.match(echo.description!, /Test endpoint echo/);
+  // The same reliability figures as the discovery item (one per-process cache feeds both); built-ins have none.
+  const discovery = (await (await fetch(`${env.t.baseUrl}/discovery/resources?limit=100`)).json()) as { items: { resource: string; metadata?: { reliability?: unknown } }[] };
+  const item = discovery.items.find((i) => i.resource.endsWith('/v1/acme/echo'))!;
+  assert.ok(item.metadata?.reliability, 'discovery shows reliability');
+  assert.deepEqual(Object.keys((echo._meta as any).reliability).sort(), Object.keys(item.metadata.reliability as object).sort());
+  assert.equal(typeof (echo._meta as any).reliability.uptime_24h, 'number', 'the probes that activated it count');
+  assert.equal(md._meta?.reliability, undefined);
   // A cursor that tools/list never gave is a JSON-RPC error, not a silent first page.
   await assert.rejects(client.listTools({ cursor: 'not-a-cursor' }), /cursor/);
 });
