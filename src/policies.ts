@@ -58,6 +58,7 @@ export const OPERATION_POLICIES: Record<OperationId, OperationPolicy> = {
   mcp: { key: { scope: 'pay', use: 'optional' }, rateLimit: quote, jsonBodyLimit: 68 * 1024 * 1024 + 64 * 1024 },
   // Public reads.
   getMeta: {},
+  getWellKnownX402: {},
   getHealth: {},
   getDocs: {},
   getDocsAsset: {},

@@ -18,6 +18,7 @@ import { builtinHandler } from './builtin.handler.ts';
 import { BUILTINS } from './builtins.ts';
 import { discoveryHandler, discoverySearchHandler, type DiscoveryDeps, type DiscoveryEntry } from './discovery.handler.ts';
 import { builtinEntries, getMetaHandler, type MetaDeps } from './meta.ts';
+import { wellKnownX402Handler } from './well-known.ts';
 
 export interface CatalogHandlerDeps extends MetaDeps {
   /** The contract, dereferenced: the built-ins' bazaar extensions are read from it. */
@@ -49,6 +50,7 @@ export function createCatalogHandlers(deps: CatalogHandlerDeps): Partial<Record<
   const bazaar = new Map(BUILTINS.map((b) => [b.path, builtinBazaar(deps.definition, b.path)]));
   for (const b of BUILTINS) handlers[b.operationId] = builtinHandler({ payments: deps.payments, pool: deps.pool, limits: deps.limits, inspected, metrics: deps.metrics }, b, bazaar.get(b.path));
   handlers.getMeta = getMetaHandler(deps);
+  handlers.getWellKnownX402 = wellKnownX402Handler(deps);
   // Built-ins change with the service's version: their lastUpdated is this process's start.
   const startedAt = new Date();
   const builtins = new Map(builtinEntries(deps.serviceName).map((e) => [e.path, e]));

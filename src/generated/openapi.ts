@@ -156,6 +156,29 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/.well-known/x402": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * x402 discovery document (x402scan)
+     * @description The origin's x402 discovery document as x402scan reads it: `version` and the URL of
+     *     every paid operation (the built-ins, the paid MCP server and every live seller
+     *     endpoint). Prices come from each URL's 402. No `ownershipProofs`: seller endpoints
+     *     are paid to the sellers' own wallets, whose keys the service does not hold.
+     */
+    get: operations["getWellKnownX402"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/_health": {
     parameters: {
       query?: never;
@@ -737,6 +760,14 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    WellKnownX402: {
+      /** @enum {integer} */
+      version: 1;
+      /** @description Absolute URLs of the paid operations. */
+      resources: string[];
+      /** @description For agents, where the prices and the MCP tools are. */
+      instructions?: string;
+    };
     /** @description A JSON-RPC 2.0 message of the Model Context Protocol. */
     McpMessage: {
       /** @enum {string} */
@@ -2481,6 +2512,7 @@ export interface components {
   };
   pathItems: never;
 }
+export type SchemaWellKnownX402 = components['schemas']['WellKnownX402'];
 export type SchemaMcpMessage = components['schemas']['McpMessage'];
 export type SchemaAtomicAmount = components['schemas']['AtomicAmount'];
 export type SchemaUnixSeconds = components['schemas']['UnixSeconds'];
@@ -3039,6 +3071,28 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["Meta"];
+        };
+      };
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+    };
+  };
+  getWellKnownX402: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The discovery document. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WellKnownX402"];
         };
       };
       429: components["responses"]["RateLimited"];

@@ -181,7 +181,7 @@ describe('openapi.yaml is valid OpenAPI 3.1', () => {
 
   test('the operationIds are exactly the agreed ones, and the generated list matches', () => {
     const expected = [
-      'pdfMd', 'pdfText', 'pdfJson', 'invoiceExtract', 'callSellerEndpoint', 'getMeta', 'getHealth',
+      'pdfMd', 'pdfText', 'pdfJson', 'invoiceExtract', 'callSellerEndpoint', 'getMeta', 'getWellKnownX402', 'getHealth',
       'issueApiKey', 'listApiKeys', 'revokeApiKey', 'getAccount', 'registerSeller',
       'addSellerEndpoint', 'listSellerEndpoints', 'updateSellerEndpoint', 'deleteSellerEndpoint',
       'resumeSeller', 'getSellerStats', 'getSellerErrors', 'requestPayout', 'solanaFacilitator',
