@@ -73,6 +73,7 @@ export function createCatalogHandlers(deps: CatalogHandlerDeps): Partial<Record<
           serviceName: String(r.slug),
           tags: [String(r.slug), String(r.mode)],
           reliability: figures.get(Number(r.endpoint_id)) ?? null,
+          sampleBody: r.sample_body,
         };
   const discovery: DiscoveryDeps = {
     publicBaseUrl: deps.publicBaseUrl,

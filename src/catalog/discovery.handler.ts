@@ -15,12 +15,16 @@ import type { BazaarExtension } from './bazaar.ts';
 import type { AcceptEntry, PaymentQuote } from '../payments/quote.ts';
 import { CAIP2 } from '../payments/x402-v2.ts';
 import { AppError } from '../http/app-error.ts';
+import { BUILTIN_TOOLS, sellerTool } from '../mcp/mcp-tools.ts';
+import { BUILTINS } from './builtins.ts';
 
 export interface DiscoveryEntry extends CatalogEntry {
   updatedAt: Date;
   bazaar: BazaarExtension;
   serviceName: string;
   tags: string[];
+  /** Seller endpoints: the sample body their MCP tool's input schema is read from. */
+  sampleBody?: unknown;
 }
 
 export interface DiscoveryDeps {
@@ -69,15 +73,26 @@ const acceptMatches = (a: AcceptEntry, f: Filters) =>
 
 const filtering = (f: Filters) => f.payTo !== undefined || f.scheme !== undefined || f.network !== undefined;
 
-function itemsOf(deps: DiscoveryDeps, entries: DiscoveryEntry[], f: Filters) {
+/** An entry as the MCP tool that sells it (mcp/mcp-tools.ts): its name and input schema. */
+function toolOf(e: DiscoveryEntry) {
+  const builtin = BUILTINS.findIndex((b) => b.path === e.path);
+  if (builtin >= 0) return BUILTIN_TOOLS[builtin]!;
+  const [slug = '', suffix = ''] = e.path.split('/').slice(2);
+  return sellerTool({ slug, path_suffix: suffix, desc: e.description, price: e.price, unit: e.unit, mode: e.mode, sample_body: e.sampleBody ?? null });
+}
+
+function itemsOf(deps: DiscoveryDeps, entries: DiscoveryEntry[], f: Filters, type: Listed) {
   const items = [];
   for (const e of entries) {
     const all = deps.quoteOf(e)?.accepts ?? [];
     const accepts = filtering(f) ? all.filter((a) => acceptMatches(a, f)) : all;
     if (filtering(f) && accepts.length === 0) continue;
+    const tool = type === 'mcp' ? toolOf(e) : null;
     items.push({
-      resource: `${deps.publicBaseUrl()}${e.path}`,
-      type: 'http',
+      // Type mcp: the same entry as the tool of the paid MCP server (one item per tool).
+      resource: tool ? `${deps.publicBaseUrl()}/mcp` : `${deps.publicBaseUrl()}${e.path}`,
+      type,
+      ...(tool ? { toolName: tool.name, inputSchema: tool.inputSchema } : {}),
       x402Version: 1,
       accepts,
       lastUpdated: e.updatedAt.toISOString(),
@@ -85,7 +100,7 @@ function itemsOf(deps: DiscoveryDeps, entries: DiscoveryEntry[], f: Filters) {
       mimeType: 'application/json',
       serviceName: e.serviceName,
       tags: e.tags,
-      routeTemplate: e.path,
+      routeTemplate: tool ? '/mcp' : e.path,
       extensions: { bazaar: e.bazaar },
       metadata: {
         description: e.description,
@@ -102,15 +117,18 @@ function itemsOf(deps: DiscoveryDeps, entries: DiscoveryEntry[], f: Filters) {
   return items;
 }
 
-// Every resource here is an HTTP endpoint; another type lists nothing.
-const typeListed = (type: string | undefined) => type === undefined || type === 'http';
+// Every entry is an HTTP endpoint and, asked for type mcp, an MCP tool; another type lists nothing.
+// Without a type the listing stays HTTP only (as before), so each entry is listed once.
+type Listed = 'http' | 'mcp';
+const typeListed = (type: string | undefined): Listed | null => (type === undefined || type === 'http' ? 'http' : type === 'mcp' ? 'mcp' : null);
 
 export const discoveryHandler =
   (deps: DiscoveryDeps): Handler =>
   async (ctx) => {
     const limit = Math.max(1, int(ctx.query.limit, 'limit', 20, 100));
     const offset = int(ctx.query.offset, 'offset', 0, 1_000_000);
-    const all = typeListed(ctx.query.type) ? itemsOf(deps, await deps.listEntries(null, 1_000_000), filtersOf(ctx.query)) : [];
+    const type = typeListed(ctx.query.type);
+    const all = type ? itemsOf(deps, await deps.listEntries(null, 1_000_000), filtersOf(ctx.query), type) : [];
     const items = all.slice(offset, offset + limit);
     return { status: 200, headers: { 'cache-control': 'public, max-age=10' }, body: { x402Version: 1, items, pagination: { limit, offset, total: all.length } } };
   };
@@ -122,9 +140,10 @@ export const discoverySearchHandler =
     if (query.length === 0 || query.length > 256) throw invalid('query', 'must be 1 to 256 characters');
     const limit = Math.max(1, int(ctx.query.limit, 'limit', 20, 100));
     const offset = decodeCursor(ctx.query.cursor);
-    const entries = typeListed(ctx.query.type) ? await deps.listEntries(query, SEARCH_WINDOW + 1) : [];
+    const type = typeListed(ctx.query.type);
+    const entries = type ? await deps.listEntries(query, SEARCH_WINDOW + 1) : [];
     const partialResults = entries.length > SEARCH_WINDOW;
-    const matches = itemsOf(deps, entries.slice(0, SEARCH_WINDOW), filtersOf(ctx.query));
+    const matches = type ? itemsOf(deps, entries.slice(0, SEARCH_WINDOW), filtersOf(ctx.query), type) : [];
     const resources = matches.slice(offset, offset + limit);
     const cursor = offset + limit < matches.length ? encodeCursor(offset + limit) : null;
     return {

@@ -1322,8 +1322,15 @@ export interface components {
        * @description Full URL of the paid endpoint.
        */
       resource: string;
-      /** @enum {string} */
-      type: "http";
+      /**
+       * @description `mcp` (asked with `type=mcp`): the entry as a tool of the paid MCP server at `/mcp`.
+       * @enum {string}
+       */
+      type: "http" | "mcp";
+      /** @description Type `mcp` only. The tool's name in `tools/list`. */
+      toolName?: string;
+      /** @description Type `mcp` only. The tool's input schema (JSON Schema). */
+      inputSchema?: Record<string, never>;
       /** @enum {integer} */
       x402Version: 1;
       /** @description The accepts of one unit (empty when payments are not configured). */
@@ -3995,7 +4002,7 @@ export interface operations {
   listDiscoveryResources: {
     parameters: {
       query?: {
-        /** @description Resource type; only `http` resources exist (any other type lists nothing). */
+        /** @description Resource type; `http` (the default) or `mcp` (each entry as its tool on `/mcp`); any other type lists nothing. */
         type?: string;
         /** @description Only resources with an accept paying this address (case-insensitive); only the matching accepts are shown. */
         payTo?: string;
@@ -4041,7 +4048,7 @@ export interface operations {
       query: {
         /** @description What to look for, 1 to 256 characters. */
         query: string;
-        /** @description Resource type; only `http` resources exist (any other type finds nothing). */
+        /** @description Resource type; `http` (the default) or `mcp` (each entry as its tool on `/mcp`); any other type finds nothing. */
         type?: string;
         /** @description Only resources with an accept paying this address (case-insensitive); only the matching accepts are shown. */
         payTo?: string;

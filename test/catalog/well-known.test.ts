@@ -1,6 +1,7 @@
 /**
  * GET /.well-known/x402 (x402scan's discovery document): every paid operation's URL, the
- * built-ins, /mcp and the live seller endpoints; a pending endpoint is not listed.
+ * built-ins, /mcp and the live seller endpoints; a pending endpoint is not listed. And discovery's
+ * type=mcp items (one per MCP tool).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -49,4 +50,22 @@ test('/.well-known/x402 lists every paid operation URL (built-ins, /mcp, live se
   // Every URL is on this origin's public base (what x402scan then asks for its 402).
   const origin = new URL(r.body.resources[0]).origin;
   assert.ok((r.body.resources as string[]).every((u) => u.startsWith(origin)));
+});
+
+test('discovery type=mcp: one item per MCP tool with toolName and inputSchema, in the list and the search', async () => {
+  const list = await call(t.baseUrl, 'listDiscoveryResources', 'GET', '/discovery/resources?type=mcp');
+  assert.equal(list.status, 200);
+  assert.deepEqual(list.body.items.map((i: any) => i.toolName), ['pdf-md', 'pdf-text', 'pdf-json', 'invoice-extract', 'known-shop.lookup']);
+  for (const i of list.body.items) {
+    assert.equal(i.type, 'mcp');
+    assert.equal(new URL(i.resource).pathname, '/mcp');
+    assert.equal(i.inputSchema.type, 'object');
+  }
+  assert.deepEqual(list.body.items[0].inputSchema.required, ['document']);
+  // The HTTP listing (the default) is unchanged: no tool fields.
+  const http = await call(t.baseUrl, 'listDiscoveryResources', 'GET', '/discovery/resources');
+  assert.ok(http.body.items.every((i: any) => i.type === 'http' && i.toolName === undefined));
+  const found = await call(t.baseUrl, 'searchDiscoveryResources', 'GET', '/discovery/search?query=postal&type=mcp');
+  assert.equal(found.status, 200);
+  assert.deepEqual(found.body.resources.map((i: any) => [i.type, i.toolName]), [['mcp', 'known-shop.lookup']]);
 });
