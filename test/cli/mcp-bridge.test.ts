@@ -3,7 +3,8 @@
  * over stdio, against the real service on the devnet: it lists the service's catalog, pays a
  * pdf-text call from its wallet (EIP-3009 on Base) within its policy, and refuses, paying
  * nothing, a call above its per-call cap, a tool outside its allow-list and a call over its
- * session budget; with --chain it pays on Polygon and Solana too. "Nothing paid" is read from
+ * session budget; with --chain it pays on Polygon and Solana too; it pays for a pdf-md answer and
+ * a seller tool's answer (the seller's row at the 4 % take). "Nothing paid" is read from
  * the ledger and from the wallet's USDC balance.
  */
 import { test, before, after } from 'node:test';
@@ -13,7 +14,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { privateKeyToAccount } from 'viem/accounts';
 import { execFile } from 'node:child_process';
 import { evmTokenBalance, solanaKeypair, solanaTokenBalance } from '../../sdk/wallet.ts';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { makePdf, startPaidTestEnv, type PaidTestEnv } from '../helpers/paid.ts';
+import { endpointInput, eventually, evmSigner, publish, register } from '../helpers/sellers.ts';
 
 let env: PaidTestEnv;
 let client: Client;
@@ -38,10 +42,13 @@ before(async () => {
   client = new Client({ name: 'desktop-agent', version: '1.0.0' });
   await client.connect(transport);
 });
+let upstream: Server | undefined;
 after(async () => {
   await client?.close();
   for (const c of others) await c.close();
   await env?.close();
+  upstream?.closeAllConnections();
+  await new Promise((r) => (upstream ? upstream.close(r) : r(null)));
 });
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: { type: string; text: string }[]; _meta?: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -150,4 +157,56 @@ test('a spend limit that is not an amount of USDC is a usage error (exit 2), bef
   assert.match(fine.stderr, /--max-per-call 0\.0000001: must be an amount of USDC such as 0\.05 \(at most 6 decimals\)/);
   assert.equal(chain.code, 2);
   assert.match(chain.stderr, /--chain ethereum: must be base, polygon or solana/);
+});
+
+test('a pdf-md answer and a seller tool\'s answer, each paid by the bridge within its policy (the seller\'s row at the 4 % take)', async () => {
+  // A seller with one proxied endpoint at 0.02 USDC a call, its upstream a local echo.
+  let forwards = 0;
+  upstream = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.headers['x-paycall-tx'] !== undefined) forwards++;
+      const body = Buffer.concat(chunks).toString();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ echo: body ? JSON.parse(body) : null }));
+    });
+  });
+  await new Promise<void>((r) => upstream!.listen(0, '127.0.0.1', r));
+  const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  const seller = evmSigner();
+  assert.equal((await register(env.t.baseUrl, seller, 'geo-shop')).status, 201);
+  assert.equal((await publish(env.t.baseUrl, seller, endpointInput(upstreamUrl, 'lookup', { mode: 'proxy', atomic_price: 20_000, sample_body: { q: 'x' } }))).status, 201);
+  await eventually('the endpoint active', async () => {
+    const meta = (await (await fetch(`${env.t.baseUrl}/v1/_meta`)).json()) as { endpoints: { path: string }[] };
+    return meta.endpoints.some((e) => e.path === '/v1/geo-shop/lookup');
+  });
+
+  const account = 1; // no other test of this file pays from it
+  const key = env.devnet.info.accounts[account].evmPrivateKey;
+  const owner = privateKeyToAccount(key as `0x${string}`).address;
+  const agent = new Client({ name: 'desktop-agent-md', version: '1.0.0' });
+  others.push(agent);
+  await agent.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['cli/paycall.mjs', 'mcp', '--base-url', env.t.baseUrl, '--chain', 'base', '--max-per-call', '0.05', '--budget', '0.1', '--allow', 'pdf-md,geo-shop'],
+      env: { ...(process.env as Record<string, string>), PAYCALL_DATA_DIR: env.devnet.dataDir, PAYCALL_WALLET_KEY: key, PAYCALL_MAX_PER_CALL: '', PAYCALL_BUDGET: '', PAYCALL_ALLOW: '' },
+      stderr: 'ignore',
+    }),
+  );
+  const md = (await agent.callTool({ name: 'pdf-md', arguments: { document: (await makePdf(1, 'bridge-md')).toString('base64') } })) as ToolResult;
+  assert.equal(md.isError, undefined, JSON.stringify(md));
+  assert.match(JSON.stringify(md.structuredContent), /bridge-md page 1/);
+  const tool = (await agent.callTool({ name: 'geo-shop.lookup', arguments: { q: 'Berlin' } })) as ToolResult;
+  assert.equal(tool.isError, undefined, JSON.stringify(tool));
+  assert.deepEqual(tool.structuredContent, { echo: { q: 'Berlin' } });
+  assert.equal(forwards, 1);
+  const rows = (await env.sql.query('select endpoint_path, amount, take_bps, fee, net from payment where lower(payer) = lower($1) order by id', [owner])).rows;
+  assert.deepEqual(
+    rows.map((r) => [r.endpoint_path, r.amount, r.take_bps, r.fee, r.net]),
+    [
+      ['/v1/pdf-md', '10000', 10_000, '10000', '0'],
+      ['/v1/geo-shop/lookup', '20000', 400, '800', '19200'],
+    ],
+  );
 });
