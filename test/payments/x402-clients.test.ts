@@ -132,7 +132,9 @@ test('GET /discovery/resources lists the catalog in the x402 discovery shape, pa
   assert.equal(text.metadata.bazaar.info.input.method, 'POST');
   const next = (await (await fetch(`${t.baseUrl}/discovery/resources?offset=3`)).json()) as any;
   assert.deepEqual(next.items.map((i: any) => i.resource), [`${t.baseUrl}/v1/invoice-extract`]);
-  assert.equal(((await (await fetch(`${t.baseUrl}/discovery/resources?type=mcp`)).json()) as any).items.length, 0);
+  // type=mcp: the same catalog as MCP tools (the built-ins here), each under /mcp with its tool name.
+  const mcp = (await (await fetch(`${t.baseUrl}/discovery/resources?type=mcp`)).json()) as any;
+  assert.deepEqual(mcp.items.map((i: any) => [i.type, i.resource, i.toolName]), ['pdf-md', 'pdf-text', 'pdf-json', 'invoice-extract'].map((n) => ['mcp', `${t.baseUrl}/mcp`, n]));
   const bad = await fetch(`${t.baseUrl}/discovery/resources?limit=1000`);
   assert.equal(bad.status, 400);
   // The v2 quote of a built-in carries the same bazaar extension.
