@@ -50,6 +50,7 @@ import { createKeyUsage } from './accounts/key-usage.ts';
 import { createKeyAuth } from './accounts/with-api-key.ts';
 import { createAccountHandlers } from './accounts/accounts.handlers.ts';
 import { createDocsHandlers, scalarStandalone } from './docs/docs.handlers.ts';
+import { createCatalogPageHandlers } from './catalog-page/catalog-page.handlers.ts';
 import type { PayoutSenders } from './chains/payout-sender.ts';
 import { createPayoutSenders } from './chains/create-payout-senders.ts';
 import { createSettlementHandlers } from './settlement/settlement.handlers.ts';
@@ -234,6 +235,14 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
     }),
     // API reference: /docs (Scalar, served from the installed package) and /openapi.yaml.
     createDocsHandlers({ serviceName: config.serviceName, contractFile: `${root}openapi.yaml`, viewer: scalarStandalone() }),
+    // The catalog page at / for people (its assets at /assets/): the discovery rows, rendered, kept 5 s.
+    createCatalogPageHandlers({
+      serviceName: config.serviceName,
+      publicBaseUrl: () => publicBaseUrl,
+      discoveryRows: (p) => discoveryRows(sqlOf(orm), p),
+      reliability,
+      ttlMs: 5_000,
+    }),
   );
 
   // Operator metrics: scrape-time gauges, and empty definitions of those no feature registered.

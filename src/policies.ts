@@ -63,6 +63,8 @@ export const OPERATION_POLICIES: Record<OperationId, OperationPolicy> = {
   getDocs: {},
   getDocsAsset: {},
   getOpenApi: {},
+  getCatalogPage: {},
+  getCatalogAsset: {},
   listDiscoveryResources: {},
   searchDiscoveryResources: {},
   getSessionToken: {},

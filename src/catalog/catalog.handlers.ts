@@ -36,12 +36,16 @@ export interface CatalogHandlerDeps extends MetaDeps {
 }
 
 /** Short topical tags of the built-ins (Bazaar `tags`), searched with weight B. */
-const BUILTIN_TAGS: Record<string, string[]> = {
+export const BUILTIN_TAGS: Record<string, string[]> = {
   '/v1/pdf-md': ['pdf', 'markdown', 'document', 'conversion'],
   '/v1/pdf-text': ['pdf', 'text', 'document', 'extraction'],
   '/v1/pdf-json': ['pdf', 'json', 'layout', 'document'],
   '/v1/invoice-extract': ['invoice', 'ocr', 'pdf', 'accounting'],
 };
+
+/** The built-ins as discoveryRows searches them (sellers/endpoint-store.ts), in catalog order. */
+export const searchableBuiltins = (serviceName: string): SearchableBuiltin[] =>
+  BUILTINS.map((b, ord) => ({ path: b.path, ord, name: `${serviceName} ${b.tool}`, desc: b.description, tags: (BUILTIN_TAGS[b.path] ?? []).join(' ') }));
 
 export function createCatalogHandlers(deps: CatalogHandlerDeps): Partial<Record<OperationId, Handler>> {
   const handlers: Partial<Record<OperationId, Handler>> = {};
@@ -54,7 +58,7 @@ export function createCatalogHandlers(deps: CatalogHandlerDeps): Partial<Record<
   // Built-ins change with the service's version: their lastUpdated is this process's start.
   const startedAt = new Date();
   const builtins = new Map(builtinEntries(deps.serviceName).map((e) => [e.path, e]));
-  const searchable: SearchableBuiltin[] = BUILTINS.map((b, ord) => ({ path: b.path, ord, name: `${deps.serviceName} ${b.tool}`, desc: b.description, tags: (BUILTIN_TAGS[b.path] ?? []).join(' ') }));
+  const searchable = searchableBuiltins(deps.serviceName);
   const entryOf = (r: DiscoveryRow, figures: Map<number, Reliability>): DiscoveryEntry =>
     r.kind === 'builtin'
       ? { ...builtins.get(r.path)!, updatedAt: startedAt, bazaar: bazaar.get(r.path)!, serviceName: deps.serviceName, tags: BUILTIN_TAGS[r.path] ?? [] }

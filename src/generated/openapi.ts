@@ -271,6 +271,56 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Catalog page
+     * @description The catalog as a page for people: the built-in tools and every live seller endpoint
+     *     (active and degraded) with its price, unit, mode, seller, reliability figures and
+     *     copy-ready `curl`, `paycall call` and MCP snippets. Server-rendered HTML that works
+     *     without JavaScript (the search is a plain GET form, `q`, ranked by the same full-text
+     *     search as `GET /discovery/search`); its stylesheet and script come from
+     *     `GET /assets/{asset}`, and its `Content-Security-Policy` allows nothing inline.
+     *
+     *     A client that asks for JSON (`Accept` names `application/json` and not `text/html`)
+     *     gets a short JSON pointer to the machine-readable catalog instead.
+     */
+    get: operations["getCatalogPage"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/assets/{asset}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A file of the catalog page
+     * @description The catalog page's stylesheet, script and icon. Each name carries a hash of its
+     *     content, so it is cached for a year (`Cache-Control: public, max-age=31536000,
+     *     immutable`): a changed file is a new name.
+     */
+    get: operations["getCatalogAsset"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/keys": {
     parameters: {
       query?: never;
@@ -2063,6 +2113,29 @@ export interface components {
       /** @enum {string} */
       error: "insufficient_scope";
     };
+    /** @description What `GET /` answers a client that asks for JSON; the page itself is for browsers. */
+    CatalogPointer: {
+      /** @example paycall */
+      service: string;
+      /** @example This page is HTML; the catalog as JSON is at the URLs below. */
+      message: string;
+      /**
+       * @description The catalog in the x402 discovery shape.
+       * @example /discovery/resources
+       */
+      catalog: string;
+      /**
+       * @description Its full-text search (append the words).
+       * @example /discovery/search?query=
+       */
+      search: string;
+      /** @example /v1/_meta */
+      meta: string;
+      /** @example /docs */
+      docs: string;
+      /** @example /openapi.yaml */
+      openapi: string;
+    };
     /** @description The error body with `error` asset_not_found. */
     AssetNotFoundError: components["schemas"]["Error"] & {
       /** @enum {string} */
@@ -2479,6 +2552,12 @@ export interface components {
   };
   headers: {
     /**
+     * @description Nothing inline and nothing from another host: `default-src 'none'`, scripts, styles
+     *     and images from this origin only, the search form submits to this origin, no frames
+     *     (`frame-ancestors 'none'`).
+     */
+    CatalogContentSecurityPolicy: string;
+    /**
      * @description Only this origin: `default-src 'self'`, styles from this origin or with the page's
      *     nonce, images and fonts also as `data:` URLs, no frames, no plugins, no form targets.
      */
@@ -2625,6 +2704,7 @@ export type SchemaSignatureAlreadyUsedError = components['schemas']['SignatureAl
 export type SchemaSignatureRequiredError = components['schemas']['SignatureRequiredError'];
 export type SchemaInvalidApiKeyError = components['schemas']['InvalidApiKeyError'];
 export type SchemaInsufficientScopeError = components['schemas']['InsufficientScopeError'];
+export type SchemaCatalogPointer = components['schemas']['CatalogPointer'];
 export type SchemaAssetNotFoundError = components['schemas']['AssetNotFoundError'];
 export type SchemaKeyNotFoundError = components['schemas']['KeyNotFoundError'];
 export type SchemaSellerNotFoundError = components['schemas']['SellerNotFoundError'];
@@ -2681,6 +2761,7 @@ export type ParameterXSignature = components['parameters']['XSignature'];
 export type ParameterXTimestamp = components['parameters']['XTimestamp'];
 export type ParameterXWallet = components['parameters']['XWallet'];
 export type RequestBodyPdfDocument = components['requestBodies']['PdfDocument'];
+export type HeaderCatalogContentSecurityPolicy = components['headers']['CatalogContentSecurityPolicy'];
 export type HeaderDocsContentSecurityPolicy = components['headers']['DocsContentSecurityPolicy'];
 export type HeaderXPaymentResponse = components['headers']['XPaymentResponse'];
 export type HeaderPaymentResponseV2 = components['headers']['PaymentResponseV2'];
@@ -3230,6 +3311,98 @@ export interface operations {
            *       title: paycall
            */
           "application/yaml": string;
+        };
+      };
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+    };
+  };
+  getCatalogPage: {
+    parameters: {
+      query?: {
+        /**
+         * @description Words to search for (the page then lists only the matches, best first).
+         * @example pdf markdown
+         */
+        q?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page, or for a JSON client where the catalog is. */
+      200: {
+        headers: {
+          "Content-Security-Policy": components["headers"]["CatalogContentSecurityPolicy"];
+          /** @description `Accept`: the same URL answers HTML or JSON. */
+          Vary?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><head><title>paycall catalog</title>… */
+          "text/html": string;
+          "application/json": components["schemas"]["CatalogPointer"];
+        };
+      };
+      /** @description A query value is not valid percent-encoded UTF-8 or is too long. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["InvalidInputError"];
+        };
+      };
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+    };
+  };
+  getCatalogAsset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The file name, as `GET /` links it.
+         * @example catalog-3f9a1c2b7d.css
+         */
+        asset: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file. */
+      200: {
+        headers: {
+          /** @description `public, max-age=31536000, immutable`. */
+          "Cache-Control"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "text/css": string;
+          "text/javascript": string;
+          "image/svg+xml": string;
+        };
+      };
+      /** @description The file name is not valid percent-encoded UTF-8. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["InvalidInputError"];
+        };
+      };
+      /** @description No such file. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AssetNotFoundError"];
         };
       };
       429: components["responses"]["RateLimited"];
