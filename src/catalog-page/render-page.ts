@@ -81,7 +81,7 @@ function entryItem(e: PageEntry, i: number, baseUrl: string): string {
 <div><dt>Mode</dt><dd>${MODE_LABEL[e.mode]}</dd></div>
 <div><dt>Seller</dt><dd><code>${html(e.seller)}</code></dd></div>
 <div><dt>Endpoint</dt><dd><code>POST ${html(e.path)}</code></dd></div>
-<div><dt>Reliability</dt><dd>${html(reliabilityText(e))}</dd></div>
+<div class="wide"><dt>Reliability</dt><dd>${html(reliabilityText(e))}</dd></div>
 </dl>
 <details class="snippets">
 <summary>Call it: curl, paycall, MCP</summary>
