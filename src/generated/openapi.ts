@@ -1386,7 +1386,7 @@ export interface components {
     };
     /** @description Result of `pdfMd`. `pages` is the page count; `page_count` repeats it and is deprecated. */
     PdfMdResult: {
-      /** @description The document as Markdown. Each page starts with the anchor `<!-- page N -->` (inside a paragraph when a page break cuts it); running headers, footers and page numbers are left out; headings come from the document's font sizes (and bold numbered lines, and a bold title line that opens a page, as on slides); footnotes follow their page's text, and a paragraph that runs past them stays whole; code in a monospaced font is fenced; tables (ruled or aligned by whitespace) are pipe tables; the table of contents is a list. A page without a text layer is the comment `<!-- page N: no text layer (image-only or unreadable page) -->`. */
+      /** @description The document as Markdown. Each page starts with the anchor `<!-- page N -->` (inside a paragraph when a page break cuts it; the `page_anchors` query parameter chooses the form or turns them off); running headers, footers and page numbers are left out; headings come from the document's font sizes (and bold numbered lines, and a bold title line that opens a page, as on slides); footnotes follow their page's text, and a paragraph that runs past them stays whole; code in a monospaced font is fenced; tables (ruled or aligned by whitespace) are pipe tables; the table of contents is a list. A page without a text layer is the comment `<!-- page N: no text layer (image-only or unreadable page) -->`. */
       markdown: string;
       /** @description The page count. */
       pages: number;
@@ -2692,7 +2692,16 @@ export type $defs = Record<string, never>;
 export interface operations {
   pdfMd: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description How the Markdown marks where each page begins, so an agent can cite a page:
+         *     `comment` (the default) puts the HTML comment `<!-- page 7 -->` there (inside a
+         *     paragraph when a page break cuts it; Markdown renderers show nothing); `none` leaves
+         *     no mark. The price does not depend on it. A page without a text layer is still
+         *     reported by its comment.
+         */
+        page_anchors?: "comment" | "none";
+      };
       header?: {
         /**
          * @description Payment proof: base64url (alphabet `-_`, no `=` padding; standard base64 also accepted)

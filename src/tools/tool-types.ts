@@ -13,6 +13,18 @@ export interface RunToolDeps {
   /** OCR for invoice images; created once per worker because loading it takes a second. */
   ocr: () => OcrEngine;
   onProgress?: ProgressFn;
+  /** The buyer's options for this run (query parameters of the operation). */
+  options?: ToolOptions;
+}
+
+/** How pdf-md marks where each page begins: `comment` is `<!-- page 7 -->`; `none` leaves no mark. */
+export const PAGE_ANCHOR_FORMS = ['comment', 'none'] as const;
+export type PageAnchorForm = (typeof PAGE_ANCHOR_FORMS)[number];
+
+/** Options a buyer may set on a tool run; every field is optional and has the documented default. */
+export interface ToolOptions {
+  /** pdf-md: the form of the page anchors (default `comment`). */
+  pageAnchors?: PageAnchorForm;
 }
 
 export interface PdfTextResult {
