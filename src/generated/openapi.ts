@@ -55,8 +55,9 @@ export interface paths {
     put?: never;
     /**
      * Extract positioned text blocks of a PDF
-     * @description Returns the text of each page as blocks with their position, size and font.
-     *     Coordinates are PDF points (1/72 inch) from the top-left corner of the page, `y`
+     * @description Returns the text of each page as blocks with their position, size, font, kind (heading,
+     *     paragraph, list, code, table, header, footer) and heading level; each page's tables
+     *     with their rows and cells; and the document's outline. Coordinates are PDF points (1/72 inch) from the top-left corner of the page, `y`
      *     growing downwards. Price: 15000 atomic units per page. At most 50 MB and 2,000 pages.
      */
     post: operations["pdfJson"];
@@ -1396,13 +1397,43 @@ export interface components {
        */
       page_count: number;
     };
-    /** @description Result of `pdfJson`. */
+    /** @description Result of `pdfJson`: the structure pdf-md renders, as data. Each page's blocks (kind heading, paragraph, list, code, table, header, footer, with level, box and page), its tables with their rows and cells, and the document's outline (bookmarks). */
     PdfJsonResult: {
       /** @description One entry per page, in order. */
       pages: components["schemas"]["PdfJsonPage"][];
+      /** @description The document's outline (its bookmarks), depth first; empty when it has none. */
+      outline: components["schemas"]["PdfJsonOutlineEntry"][];
     };
-    /** @description A page and its text blocks. Lengths are PDF points (1/72 inch). */
+    /** @description One bookmark of the outline. */
+    PdfJsonOutlineEntry: {
+      title: string;
+      /** @description 1 for a top-level bookmark, 2 for its children, and so on. */
+      level: number;
+      /** @description The page the bookmark points to, from 1; `null` when it points nowhere in the document. */
+      page: number | null;
+    };
+    /** @description A table of the page: ruled (drawn cell borders, or full-width rules between rows) or aligned by whitespace (columns found from x-positions across rows). Its box is given as the blocks' are; its text is also in the page's blocks, of kind `table`. */
+    PdfJsonTable: {
+      x: number;
+      y: number;
+      width: number;
+      height: number;
+      /** @description Cell texts, row by row, left to right; a spanning cell's text in its first position and '' in the others. */
+      rows: string[][];
+      /** @description When some cells span rows or columns (the rules say so): the cells as drawn, each row listing the cells that start in it. `null` when no cell spans (`rows` says it all). */
+      cells: components["schemas"]["PdfJsonCell"][][] | null;
+    };
+    PdfJsonCell: {
+      text: string;
+      /** @description The column where the cell starts, from 0. */
+      col: number;
+      colspan: number;
+      rowspan: number;
+    };
+    /** @description A page, its text blocks and its tables. Lengths are PDF points (1/72 inch). */
     PdfJsonPage: {
+      /** @description The page's tables, top to bottom. */
+      tables: components["schemas"]["PdfJsonTable"][];
       /** @description The page number, from 1. */
       page: number;
       /** @description Page width. */
@@ -2566,6 +2597,9 @@ export type SchemaFacilitatorResult = components['schemas']['FacilitatorResult']
 export type SchemaPdfTextResult = components['schemas']['PdfTextResult'];
 export type SchemaPdfMdResult = components['schemas']['PdfMdResult'];
 export type SchemaPdfJsonResult = components['schemas']['PdfJsonResult'];
+export type SchemaPdfJsonOutlineEntry = components['schemas']['PdfJsonOutlineEntry'];
+export type SchemaPdfJsonTable = components['schemas']['PdfJsonTable'];
+export type SchemaPdfJsonCell = components['schemas']['PdfJsonCell'];
 export type SchemaPdfJsonPage = components['schemas']['PdfJsonPage'];
 export type SchemaPdfTextBlock = components['schemas']['PdfTextBlock'];
 export type SchemaDecimalString = components['schemas']['DecimalString'];
