@@ -4,6 +4,7 @@
  */
 import type { Handler } from '../http/server.ts';
 import { readUpload } from '../tools/read-upload.ts';
+import type { PageAnchorForm } from '../tools/tool-types.ts';
 import { requestFingerprint } from '../payments/fingerprint.ts';
 import { saleRequestOf } from './sale-request.ts';
 import type { BuiltinEndpoint } from './builtins.ts';
@@ -16,6 +17,10 @@ export const builtinHandler =
   (deps: BuiltinDeps, builtin: BuiltinEndpoint, bazaar?: BazaarExtension): Handler =>
   async (ctx) => {
     const upload = await readUpload(ctx.req, { maxBytes: deps.limits.maxBodyBytes });
-    const fingerprint = requestFingerprint('POST', builtin.path, upload.contentType, upload.bytes);
-    return sellBuiltin(deps, builtin, bazaar, { bytes: upload.bytes, fingerprint, requestId: ctx.requestId, log: ctx.log }, saleRequestOf(ctx, fingerprint));
+    // The contract validated the options (pdf-md's `page_anchors`); a non-default option is
+    // part of what is bought, so it is part of the fingerprint (a replay answers the same form).
+    const options = builtin.tool === 'pdf-md' && ctx.query.page_anchors ? { pageAnchors: ctx.query.page_anchors as PageAnchorForm } : undefined;
+    const fingerprintPath = options?.pageAnchors && options.pageAnchors !== 'comment' ? `${builtin.path}?page_anchors=${options.pageAnchors}` : builtin.path;
+    const fingerprint = requestFingerprint('POST', fingerprintPath, upload.contentType, upload.bytes);
+    return sellBuiltin(deps, builtin, bazaar, { bytes: upload.bytes, fingerprint, requestId: ctx.requestId, log: ctx.log, options }, saleRequestOf(ctx, fingerprint));
   };

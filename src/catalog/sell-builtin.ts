@@ -11,6 +11,7 @@ import { requireChains } from '../payments/require-chains.ts';
 import type { Payments, SaleRequest, SoldAnswer } from '../payments/sellable.ts';
 import type { DocumentKind } from '../tools/inspect-document.ts';
 import type { ToolPool } from '../tools/tool-pool.ts';
+import type { ToolOptions } from '../tools/tool-types.ts';
 import type { BazaarExtension } from './bazaar.ts';
 import type { BuiltinEndpoint } from './builtins.ts';
 
@@ -31,6 +32,8 @@ export interface BuiltinCall {
   fingerprint: string;
   requestId: string;
   log: Logger;
+  /** The buyer's options for the run (pdf-md's page anchors); absent: the defaults. */
+  options?: ToolOptions;
 }
 
 export async function sellBuiltin(deps: BuiltinDeps, builtin: BuiltinEndpoint, bazaar: BazaarExtension | undefined, call: BuiltinCall, request: SaleRequest): Promise<SoldAnswer> {
@@ -52,7 +55,7 @@ export async function sellBuiltin(deps: BuiltinDeps, builtin: BuiltinEndpoint, b
       bazaar,
       run: async () => {
         const started = performance.now();
-        const result = await deps.pool.run(builtin.tool, call.bytes, { requestId: call.requestId });
+        const result = await deps.pool.run(builtin.tool, call.bytes, { requestId: call.requestId, options: call.options });
         const ms = performance.now() - started;
         deps.metrics?.toolDuration.observe({ tool: builtin.tool }, ms / 1000);
         call.log.info('tool finished', { tool: builtin.tool, pages, duration_ms: Math.round(ms) });

@@ -55,8 +55,9 @@ export interface paths {
     put?: never;
     /**
      * Extract positioned text blocks of a PDF
-     * @description Returns the text of each page as blocks with their position, size and font.
-     *     Coordinates are PDF points (1/72 inch) from the top-left corner of the page, `y`
+     * @description Returns the text of each page as blocks with their position, size, font, kind (heading,
+     *     paragraph, list, code, table, header, footer) and heading level; each page's tables
+     *     with their rows and cells; and the document's outline. Coordinates are PDF points (1/72 inch) from the top-left corner of the page, `y`
      *     growing downwards. Price: 15000 atomic units per page. At most 50 MB and 2,000 pages.
      */
     post: operations["pdfJson"];
@@ -1436,7 +1437,7 @@ export interface components {
     };
     /** @description Result of `pdfMd`. `pages` is the page count; `page_count` repeats it and is deprecated. */
     PdfMdResult: {
-      /** @description The document as Markdown. Each page starts with the anchor `<!-- page N -->` (inside a paragraph when a page break cuts it); running headers, footers and page numbers are left out; headings come from the document's font sizes (and bold numbered lines, and a bold title line that opens a page, as on slides); footnotes follow their page's text, and a paragraph that runs past them stays whole; code in a monospaced font is fenced; tables (ruled or aligned by whitespace) are pipe tables; the table of contents is a list. A page without a text layer is the comment `<!-- page N: no text layer (image-only or unreadable page) -->`. */
+      /** @description The document as Markdown. Each page starts with the anchor `<!-- page N -->` (inside a paragraph when a page break cuts it; the `page_anchors` query parameter chooses the form or turns them off); running headers, footers and page numbers are left out; headings come from the document's font sizes (and bold numbered lines, and a bold title line that opens a page, as on slides); footnotes follow their page's text, and a paragraph that runs past them stays whole; code in a monospaced font is fenced; tables (ruled or aligned by whitespace) are pipe tables; the table of contents is a list. A page without a text layer is the comment `<!-- page N: no text layer (image-only or unreadable page) -->`. */
       markdown: string;
       /** @description The page count. */
       pages: number;
@@ -1446,13 +1447,43 @@ export interface components {
        */
       page_count: number;
     };
-    /** @description Result of `pdfJson`. */
+    /** @description Result of `pdfJson`: the structure pdf-md renders, as data. Each page's blocks (kind heading, paragraph, list, code, table, header, footer, with level, box and page), its tables with their rows and cells, and the document's outline (bookmarks). */
     PdfJsonResult: {
       /** @description One entry per page, in order. */
       pages: components["schemas"]["PdfJsonPage"][];
+      /** @description The document's outline (its bookmarks), depth first; empty when it has none. */
+      outline: components["schemas"]["PdfJsonOutlineEntry"][];
     };
-    /** @description A page and its text blocks. Lengths are PDF points (1/72 inch). */
+    /** @description One bookmark of the outline. */
+    PdfJsonOutlineEntry: {
+      title: string;
+      /** @description 1 for a top-level bookmark, 2 for its children, and so on. */
+      level: number;
+      /** @description The page the bookmark points to, from 1; `null` when it points nowhere in the document. */
+      page: number | null;
+    };
+    /** @description A table of the page: ruled (drawn cell borders, or full-width rules between rows) or aligned by whitespace (columns found from x-positions across rows). Its box is given as the blocks' are; its text is also in the page's blocks, of kind `table`. */
+    PdfJsonTable: {
+      x: number;
+      y: number;
+      width: number;
+      height: number;
+      /** @description Cell texts, row by row, left to right; a spanning cell's text in its first position and '' in the others. */
+      rows: string[][];
+      /** @description When some cells span rows or columns (the rules say so): the cells as drawn, each row listing the cells that start in it. `null` when no cell spans (`rows` says it all). */
+      cells: components["schemas"]["PdfJsonCell"][][] | null;
+    };
+    PdfJsonCell: {
+      text: string;
+      /** @description The column where the cell starts, from 0. */
+      col: number;
+      colspan: number;
+      rowspan: number;
+    };
+    /** @description A page, its text blocks and its tables. Lengths are PDF points (1/72 inch). */
     PdfJsonPage: {
+      /** @description The page's tables, top to bottom. */
+      tables: components["schemas"]["PdfJsonTable"][];
       /** @description The page number, from 1. */
       page: number;
       /** @description Page width. */
@@ -2645,6 +2676,9 @@ export type SchemaFacilitatorResult = components['schemas']['FacilitatorResult']
 export type SchemaPdfTextResult = components['schemas']['PdfTextResult'];
 export type SchemaPdfMdResult = components['schemas']['PdfMdResult'];
 export type SchemaPdfJsonResult = components['schemas']['PdfJsonResult'];
+export type SchemaPdfJsonOutlineEntry = components['schemas']['PdfJsonOutlineEntry'];
+export type SchemaPdfJsonTable = components['schemas']['PdfJsonTable'];
+export type SchemaPdfJsonCell = components['schemas']['PdfJsonCell'];
 export type SchemaPdfJsonPage = components['schemas']['PdfJsonPage'];
 export type SchemaPdfTextBlock = components['schemas']['PdfTextBlock'];
 export type SchemaDecimalString = components['schemas']['DecimalString'];
@@ -2773,7 +2807,16 @@ export type $defs = Record<string, never>;
 export interface operations {
   pdfMd: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description How the Markdown marks where each page begins, so an agent can cite a page:
+         *     `comment` (the default) puts the HTML comment `<!-- page 7 -->` there (inside a
+         *     paragraph when a page break cuts it; Markdown renderers show nothing); `none` leaves
+         *     no mark. The price does not depend on it. A page without a text layer is still
+         *     reported by its comment.
+         */
+        page_anchors?: "comment" | "none";
+      };
       header?: {
         /**
          * @description Payment proof: base64url (alphabet `-_`, no `=` padding; standard base64 also accepted)

@@ -13,7 +13,7 @@ import { pdfMd } from './pdf-md.tool.ts';
 import type { PageRange } from './pdf/pdf-pages.ts';
 import { pdfText } from './pdf-text.tool.ts';
 import { claimRanges, SPLITTABLE_TOOLS, type PartChunk, type ToolPart } from './tool-split.ts';
-import type { ProgressFn, RunToolDeps, ToolName, ToolResultMap } from './tool-types.ts';
+import type { ProgressFn, RunToolDeps, ToolName, ToolOptions, ToolResultMap } from './tool-types.ts';
 
 export { claimRanges, mergeParts, partRange, SPLITTABLE_TOOLS, type PartChunk, type ToolPart } from './tool-split.ts';
 
@@ -43,7 +43,7 @@ export async function runTool<T extends ToolName>(tool: T, bytes: Uint8Array, de
     if (!kind) throw new AppError('invalid_document', 422, 'not a PDF, PNG or JPEG file');
     return (await invoiceExtract(bytes, kind, deps)) as ToolResultMap[T];
   }
-  return withPdf(bytes, (doc) => runPdfTool(tool, doc, deps.onProgress));
+  return withPdf(bytes, (doc) => runPdfTool(tool, doc, deps.onProgress, undefined, deps.options));
 }
 
 /** Opens the PDF, hands it to `use` and closes it; a PDFium crash becomes the answer for an unreadable document. */
@@ -60,12 +60,12 @@ async function withPdf<R>(bytes: Uint8Array, use: (doc: PdfDocument) => Promise<
   }
 }
 
-async function runPdfTool<T extends ToolName>(tool: T, doc: PdfDocument, onProgress: ProgressFn | undefined, range?: PageRange): Promise<ToolResultMap[T]> {
+async function runPdfTool<T extends ToolName>(tool: T, doc: PdfDocument, onProgress: ProgressFn | undefined, range?: PageRange, options: ToolOptions = {}): Promise<ToolResultMap[T]> {
   switch (tool) {
     case 'pdf-text':
       return (await pdfText(doc, onProgress, range)) as ToolResultMap[T];
     case 'pdf-md':
-      return (await pdfMd(doc, onProgress)) as ToolResultMap[T];
+      return (await pdfMd(doc, onProgress, { pageAnchors: (options.pageAnchors ?? 'comment') !== 'none' })) as ToolResultMap[T];
     case 'pdf-json':
       return (await pdfJson(doc, onProgress, range)) as ToolResultMap[T];
     default:

@@ -5,7 +5,7 @@
  *   part has reported, whether it has answered, and its time limit.
  * The pool (tool-pool.ts) moves a QueuedJob into a JobRun when it hands it to workers.
  */
-import type { ToolName } from './tool-types.ts';
+import type { ToolName, ToolOptions } from './tool-types.ts';
 
 export type Lane = 'tools' | 'inspect';
 
@@ -18,6 +18,8 @@ export interface QueuedJob {
   /** Emptied once the bytes have moved to a worker. */
   bytes: Uint8Array;
   requestId?: string;
+  /** The buyer's options, handed to runTool in the worker. */
+  options?: ToolOptions;
   timeoutMs: number;
   enqueuedAt: number;
   resolve(value: unknown): void;

@@ -30,7 +30,7 @@ import { AppError } from '../http/app-error.ts';
 import type { Logger } from '../log.ts';
 import { inspectDocument, type DocumentKind } from './inspect-document.ts';
 import { mergeParts, SPLITTABLE_TOOLS, type ToolPart } from './tool-split.ts';
-import type { ToolName, ToolResultMap } from './tool-types.ts';
+import type { ToolName, ToolOptions, ToolResultMap } from './tool-types.ts';
 import { JobRun, type Lane, type QueuedJob } from './tool-job.ts';
 import type { SerializedError, WorkerMessage, WorkerRequest } from './tool-worker.ts';
 
@@ -69,7 +69,7 @@ export interface ToolPoolStats {
 
 export interface ToolPool {
   /** meta.timeoutMs overrides jobTimeoutMs for this one job. */
-  run<T extends ToolName>(tool: T, bytes: Uint8Array, meta?: { requestId?: string; timeoutMs?: number }): Promise<ToolResultMap[T]>;
+  run<T extends ToolName>(tool: T, bytes: Uint8Array, meta?: { requestId?: string; timeoutMs?: number; options?: ToolOptions }): Promise<ToolResultMap[T]>;
   /**
    * inspectDocument off the event loop: on a 50 MB, 2,000-page PDF parsing the page tree
    * blocks a thread for about 100 ms, which the HTTP thread should not pay per quote. Small
@@ -284,7 +284,7 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
     const cursor = run.split && opts.splitPages !== 'halves' ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
     const partOf = (index: number): ToolPart | undefined => (run.split ? { index, count: run.parts, minPages: Math.max(1, splitMinPages), cursor } : undefined);
     const request = (bytes: Uint8Array, index: number): WorkerRequest =>
-      job.lane === 'inspect' ? { type: 'inspect', jobId: job.id, tool: job.tool, bytes, maxPages: job.maxPages ?? Infinity } : { type: 'run', jobId: job.id, tool: job.tool, bytes, part: partOf(index) };
+      job.lane === 'inspect' ? { type: 'inspect', jobId: job.id, tool: job.tool, bytes, maxPages: job.maxPages ?? Infinity } : { type: 'run', jobId: job.id, tool: job.tool, bytes, part: partOf(index), options: job.options };
     for (const [index, slot] of team.entries()) {
       try {
         if (index === 0) {
@@ -327,13 +327,13 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
   log.info('tool pool started', { workers: size, jobTimeoutMs: opts.jobTimeoutMs, jobMemoryMb: opts.jobMemoryMb });
 
   return {
-    run<T extends ToolName>(tool: T, bytes: Uint8Array, meta: { requestId?: string; timeoutMs?: number } = {}): Promise<ToolResultMap[T]> {
+    run<T extends ToolName>(tool: T, bytes: Uint8Array, meta: { requestId?: string; timeoutMs?: number; options?: ToolOptions } = {}): Promise<ToolResultMap[T]> {
       if (closed) return Promise.reject(new AppError('service_unavailable', 503, 'the document tools are shutting down'));
       if (opts.maxQueue !== undefined && queue.length >= opts.maxQueue) {
         return Promise.reject(new AppError('tools_busy', 503, 'too many documents are waiting to be processed', { hint: 'retry in a few seconds', headers: { 'Retry-After': '5' } }));
       }
       return new Promise<ToolResultMap[T]>((resolve, reject) => {
-        const job = newJob({ lane: 'tools', tool, bytes, requestId: meta.requestId, timeoutMs: meta.timeoutMs ?? opts.jobTimeoutMs, resolve: resolve as (v: unknown) => void, reject });
+        const job = newJob({ lane: 'tools', tool, bytes, requestId: meta.requestId, options: meta.options, timeoutMs: meta.timeoutMs ?? opts.jobTimeoutMs, resolve: resolve as (v: unknown) => void, reject });
         queue.push(job);
         if (splittable(job) && slots.filter((s) => s.lane === 'tools' && idle(s)).length > 1) {
           // It would be split: first let the jobs submitted in the same tick (Promise.all over a

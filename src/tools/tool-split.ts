@@ -85,6 +85,7 @@ export function mergeParts<T extends ToolName>(tool: T, parts: (PartChunk<ToolRe
     const texts = done as PdfTextResult[];
     return { text: texts.map((r) => r.text).join('\f'), pages: texts[0].pages } satisfies PdfTextResult as ToolResultMap[T];
   }
-  if (tool === 'pdf-json') return { pages: (done as PdfJsonResult[]).flatMap((r) => r.pages) } satisfies PdfJsonResult as ToolResultMap[T];
+  // The outline is the document's: the chunk that starts at page 1 carries it, the others an empty one.
+  if (tool === 'pdf-json') return { pages: (done as PdfJsonResult[]).flatMap((r) => r.pages), outline: (done as PdfJsonResult[])[0].outline } satisfies PdfJsonResult as ToolResultMap[T];
   throw new Error(`${tool} results cannot be merged`);
 }

@@ -13,6 +13,18 @@ export interface RunToolDeps {
   /** OCR for invoice images; created once per worker because loading it takes a second. */
   ocr: () => OcrEngine;
   onProgress?: ProgressFn;
+  /** The buyer's options for this run (query parameters of the operation). */
+  options?: ToolOptions;
+}
+
+/** How pdf-md marks where each page begins: `comment` is `<!-- page 7 -->`; `none` leaves no mark. */
+export const PAGE_ANCHOR_FORMS = ['comment', 'none'] as const;
+export type PageAnchorForm = (typeof PAGE_ANCHOR_FORMS)[number];
+
+/** Options a buyer may set on a tool run; every field is optional and has the documented default. */
+export interface ToolOptions {
+  /** pdf-md: the form of the page anchors (default `comment`). */
+  pageAnchors?: PageAnchorForm;
 }
 
 export interface PdfTextResult {
@@ -47,15 +59,49 @@ export interface PdfJsonBlock {
   page: number;
 }
 
+/** A cell of a table whose rules join cells (a spanning cell). */
+export interface PdfJsonCell {
+  text: string;
+  /** 0-based column where the cell starts. */
+  col: number;
+  colspan: number;
+  rowspan: number;
+}
+
+/** A table found on the page (ruled, or aligned by whitespace), with its box as the blocks'. */
+export interface PdfJsonTable {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** Cell texts row by row; a spanning cell's text in its first position, '' in the others. */
+  rows: string[][];
+  /** The cells as drawn, row by row, when some span rows or columns; null when none does. */
+  cells: PdfJsonCell[][] | null;
+}
+
 export interface PdfJsonPage {
   page: number;
   width: number;
   height: number;
   blocks: PdfJsonBlock[];
+  /** The page's tables in reading order; their text is also in the blocks (kind `table`). */
+  tables: PdfJsonTable[];
+}
+
+/** A bookmark of the document's outline. */
+export interface PdfJsonOutlineEntry {
+  title: string;
+  /** 1 for a top-level bookmark, 2 for its children... */
+  level: number;
+  /** The page it points to, from 1; null when it points nowhere in the document. */
+  page: number | null;
 }
 
 export interface PdfJsonResult {
   pages: PdfJsonPage[];
+  /** The document's outline (bookmarks), depth first; empty when it has none. */
+  outline: PdfJsonOutlineEntry[];
 }
 
 export interface InvoiceItem {

@@ -11,7 +11,7 @@ import { createOcrEngine } from './invoice/ocr-engine.ts';
 import { wasmMemoryLimitBytes } from './pdf/pdf-pages.ts';
 import { pdfiumMemoryBytes } from './pdf/pdfium-module.ts';
 import { runTool, runToolPart, type ToolPart } from './run-tool.ts';
-import type { ToolName } from './tool-types.ts';
+import type { ToolName, ToolOptions } from './tool-types.ts';
 
 /**
  * `part`: one part of a job the pool split across workers (see runToolPart); its bytes are
@@ -19,7 +19,7 @@ import type { ToolName } from './tool-types.ts';
  * chunks it ran (none when the other parts took every page), and `pages` counts its own pages.
  */
 export type WorkerRequest =
-  | { type: 'run'; jobId: number; tool: ToolName; bytes: Uint8Array; part?: ToolPart }
+  | { type: 'run'; jobId: number; tool: ToolName; bytes: Uint8Array; part?: ToolPart; options?: ToolOptions }
   | { type: 'inspect'; jobId: number; tool: ToolName; bytes: Uint8Array; maxPages: number };
 
 export type SerializedError = { app: true; code: string; status: number; message: string; hint?: string } | { app: false; message: string; stack?: string };
@@ -70,6 +70,7 @@ function main(): void {
     try {
       const deps = {
         ocr: () => ocr,
+        options: msg.options,
         onProgress: (pagesDone: number, pagesTotal: number) => {
           pages = pagesTotal;
           const now = Date.now();

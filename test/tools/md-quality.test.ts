@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { runTool } from '../../src/tools/run-tool.ts';
+import { mergeParts, runTool, runToolPart } from '../../src/tools/run-tool.ts';
 import { assertMatchesContract } from '../helpers/contract.ts';
 import { CATEGORIES, MD_CASES } from '../fixtures/md-cases.ts';
 import { caseDocuments, parseMarkdown, runCase, scoreOutputs } from '../fixtures/md-checks.ts';
@@ -86,5 +86,59 @@ describe('pdf-json structure on a real manual', () => {
     assert.ok(exactly('2 ASN.1 structure handling')!.level! < exactly('2.1 ASN.1 syntax')!.level!);
     // Numbered pages (3-36) carry their number as furniture.
     assert.ok(blocks.filter((b) => b.kind === 'footer' || b.kind === 'header').length >= 30);
+  });
+});
+
+describe('pdf-json exposes the structure pdf-md renders: tables with rows and cells, the outline', () => {
+  const json = async (name: string) => {
+    const doc = caseDocuments().find((d) => d.name === name)!;
+    const result = await runTool('pdf-json', new Uint8Array(doc.pdf), noOcr);
+    await assertMatchesContract('pdfJson', 200, result);
+    return { doc, result };
+  };
+
+  it('gives FHS\'s and XLFD\'s tables their rows and columns, and marks their text as table blocks', async () => {
+    const { result } = await json('fhs-3.0');
+    const page11 = result.pages[10];
+    const dirs = page11.tables.find((t) => t.rows.some((r) => r[0] === 'bin'));
+    assert.ok(dirs, 'the /-directory table of page 11');
+    assert.deepEqual(dirs.rows[0], ['Directory', 'Description']);
+    assert.deepEqual(dirs.rows.find((r) => r[0] === 'bin'), ['bin', 'Essential command binaries']);
+    assert.ok(dirs.rows.every((r) => r.length === 2));
+    assert.equal(dirs.cells, null, 'no cell spans');
+    // The table's box holds its cells' blocks, and those blocks are of kind table.
+    const inside = page11.blocks.filter((b) => b.x >= dirs.x - 1 && b.x + b.width <= dirs.x + dirs.width + 1 && b.y >= dirs.y - 1 && b.y + b.height <= dirs.y + dirs.height + 1);
+    assert.ok(inside.some((b) => b.text.includes('Essential command binaries')));
+    assert.ok(inside.every((b) => b.kind === 'table'), JSON.stringify(inside.filter((b) => b.kind !== 'table').map((b) => b.text)));
+
+    const xlfd = (await json('xlfd')).result;
+    const codes = xlfd.pages.flatMap((p) => p.tables).find((t) => t.rows[0]?.join('|') === 'Code|English Translation|Description');
+    assert.ok(codes, 'the Code / English Translation / Description table');
+    assert.ok(codes.rows.length >= 4 && codes.rows.every((r) => r.length === 3));
+  });
+
+  it('keeps the spanning cells of a ruled table (booktabs) in cells', async () => {
+    const { result } = await json('booktabs');
+    const spanning = result.pages.flatMap((p) => p.tables).filter((t) => t.cells);
+    assert.ok(spanning.length >= 1);
+    for (const t of spanning) {
+      assert.ok(t.cells!.flat().some((c) => c.colspan > 1 || c.rowspan > 1), 'a table listed with cells has a spanning one');
+      // Every cell's text is in rows at the cell's start.
+      t.cells!.forEach((row, i) => row.forEach((c) => assert.equal(t.rows[i][c.col], c.text)));
+    }
+  });
+
+  it('gives libtasn1\'s outline (bookmarks) with levels and pages, the same when the job is split', async () => {
+    const { doc, result } = await json('libtasn1');
+    assert.deepEqual(result.outline.find((e) => e.title === '2 ASN.1 structure handling'), { title: '2 ASN.1 structure handling', level: 1, page: 5 });
+    assert.equal(result.outline.find((e) => e.title === 'ASN.1 syntax')?.level, 2);
+    assert.ok(result.outline.every((e) => e.page === null || (e.page >= 1 && e.page <= result.pages.length)));
+    // Two workers taking halves: the chunk of page 1 carries the outline, the merge is the whole answer.
+    const parts = await Promise.all([0, 1].map((index) => runToolPart('pdf-json', new Uint8Array(doc.pdf), { index, count: 2, minPages: 1 }, noOcr)));
+    assert.ok(parts.every((p) => p.length === 1));
+    assert.deepEqual(parts[1][0].result.outline, []);
+    assert.deepEqual(mergeParts('pdf-json', parts.reverse()), result);
+    // A document without bookmarks has an empty outline.
+    assert.deepEqual((await json('fhs-3.0')).result.outline, []);
   });
 });
