@@ -3386,6 +3386,17 @@ export interface operations {
         content: {
           /** @example <!doctype html><html lang="en"><head><title>paycall catalog</title>… */
           "text/html": string;
+          /**
+           * @example {
+           *       "service": "paycall",
+           *       "message": "This page is HTML; the catalog as JSON is at the URLs below.",
+           *       "catalog": "/discovery/resources",
+           *       "search": "/discovery/search?query=",
+           *       "meta": "/v1/_meta",
+           *       "docs": "/docs",
+           *       "openapi": "/openapi.yaml"
+           *     }
+           */
           "application/json": components["schemas"]["CatalogPointer"];
         };
       };
