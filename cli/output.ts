@@ -37,7 +37,7 @@ const HINTS: Record<string, string> = {
   seller_suspended: 'fix the upstream, then: paycall seller resume',
   endpoint_suspended: 'fix the upstream, then: paycall seller resume',
   nothing_to_pay: 'see what can be paid out: paycall account',
-  key_not_found: 'see the wallet’s keys: paycall keys list --api-key <key>',
+  key_not_found: 'see the wallet’s keys: paycall keys list',
   missing_api_key: 'issue one: paycall keys issue --label <label> --scope read',
   invalid_api_key: 'issue a new key: paycall keys issue --label <label> --scope read',
   insufficient_scope: 'issue a key with the scope needed: paycall keys issue --label <label> --scope <scope>',

@@ -13,8 +13,8 @@
  * a hint on stderr, and exits 0 on 2xx, 1 when the service refused, 4 when this server does
  * not offer the operation yet (501).
  *
- * `keys list` takes a Bearer key: the contract's listApiKeys accepts no wallet signature, so
- * once every key of a wallet is revoked the CLI cannot list them (an API change, not made here).
+ * `keys list` signs with the wallet (action list_api_keys), or sends a Bearer key when one is
+ * given (--api-key, PAYCALL_API_KEY): a wallet whose keys are all revoked can still list them.
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { readFileSync } from 'node:fs';
@@ -246,19 +246,24 @@ export function addWalletCommands(program: Command): void {
     (a, _args, o) => a.issueKey(o.label, o.scope as Scope[]),
     (b) => `${b.api_key}\n(key ${b.id}, scopes ${b.scopes.join(' ')}) ${b.warning}`,
   );
-  // Listing is authorised by a Bearer key, not by a signature (the contract's listApiKeys takes
-  // no signature): no wallet is needed, and a wallet without a live key cannot list.
-  withCommonOptions(keys.command('list').description('List the keys of the wallet that owns --api-key (scope read), revoked ones included.'))
-    .option('--api-key <key>', 'a Bearer key of the wallet (default: PAYCALL_API_KEY)')
+  // Listing: with a Bearer key when one is given (no wallet key needed), else signed by the
+  // wallet, which works even when every key of the wallet is revoked.
+  withCommonOptions(keys.command('list').description('List the keys of the wallet, revoked ones included: signed with the wallet key, or with --api-key (scope read) for the wallet that owns it.'))
+    .option('--api-key <key>', 'a Bearer key of the wallet instead of the wallet signature (default: PAYCALL_API_KEY)')
     .action(async (opts: CommonOptions & { apiKey?: string }) => {
       const apiKey = opts.apiKey ?? process.env.PAYCALL_API_KEY;
-      if (!apiKey) throw new UsageError('no API key: give --api-key or set PAYCALL_API_KEY', 'issue one with paycall keys issue --label <label> --scope read');
-      const { createPaycallClient, listApiKeys } = await import('../sdk/index.ts');
-      const baseUrl = baseUrlOf(opts.baseUrl, devnetInfo());
-      const client = createPaycallClient({ baseUrl });
-      const answer = await listApiKeys(client.api, apiKey).catch((e: unknown) => {
-        throw isFetchFailure(e) ? unreachable(baseUrl, e) : e;
-      });
+      let answer: { data?: unknown; error?: unknown; response: Response };
+      if (apiKey) {
+        const { createPaycallClient, listApiKeys } = await import('../sdk/index.ts');
+        const baseUrl = baseUrlOf(opts.baseUrl, devnetInfo());
+        const client = createPaycallClient({ baseUrl });
+        answer = await listApiKeys(client.api, apiKey).catch((e: unknown) => {
+          throw isFetchFailure(e) ? unreachable(baseUrl, e) : e;
+        });
+      } else {
+        const { actions } = await connect(opts);
+        answer = await actions.listKeys();
+      }
       type Key = { id: number; key_prefix: string; label: string; scopes: string[]; created_at: number; last_used_at: number | null; expires_at: number | null; revoked_at: number | null };
       process.exitCode = report(opts, answerOf(answer), (b: { keys: Key[] }) =>
         b.keys.length

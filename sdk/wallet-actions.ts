@@ -81,6 +81,8 @@ export function walletActions(api: Client<paths>, signer: ActionSigner, opts: Wa
     errors: async (since?: number) => api.GET('/v1/_seller/{wallet}/errors', { params: { path, query: { ...(await signedQuery('errors')), since } } }),
     payout: async () => api.POST('/v1/_seller/{wallet}/payouts', { params: { path }, body: await signed('request_payout', walletPayload(wallet)) }),
     account: async () => api.GET('/v1/account', { params: { query: { wallet, ...(await signedQuery('read_account')) } } }),
+    /** The wallet's keys, revoked ones included, signed by the wallet (works when no key is live). */
+    listKeys: async () => api.GET('/v1/keys', { params: { query: { wallet, ...(await signedQuery('list_api_keys')) } } }),
     issueKey: async (label: string, scopes: Scope[]) => api.POST('/v1/keys', { body: { wallet, label, scopes, ...(await signed('issue_api_key', issueApiKeyPayload({ label, scopes }))) } }),
     revokeKey: async (id: number) => {
       const s = await signed('revoke_api_key', idPayload(id));
@@ -125,5 +127,5 @@ export async function registerMultiChain(api: Client<paths>, r: MultiChainRegist
   return api.POST('/v1/_seller/register', { body: await multiChainRegistrationBody(r) });
 }
 
-/** Listing keys takes a Bearer key (scope `read`), not a wallet signature. */
+/** Listing keys with a Bearer key (scope `read`); with the wallet's signature it is `walletActions(...).listKeys()`. */
 export const listApiKeys = (api: Client<paths>, apiKey: string) => api.GET('/v1/keys', { headers: { authorization: `Bearer ${apiKey}` } });

@@ -51,6 +51,7 @@ import { createKeyAuth } from './accounts/with-api-key.ts';
 import { createAccountHandlers } from './accounts/accounts.handlers.ts';
 import { createDocsHandlers, scalarStandalone } from './docs/docs.handlers.ts';
 import { createCatalogPageHandlers } from './catalog-page/catalog-page.handlers.ts';
+import { createConsoleHandlers } from './console/console.handlers.ts';
 import type { PayoutSenders } from './chains/payout-sender.ts';
 import { createPayoutSenders } from './chains/create-payout-senders.ts';
 import { createSettlementHandlers } from './settlement/settlement.handlers.ts';
@@ -243,6 +244,9 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
       reliability,
       ttlMs: 5_000,
     }),
+    // The seller console at /console: a page of the public API, signing with an EVM browser
+    // wallet, so it offers the EVM payout chains only (Solana wallets: the CLI, for now).
+    createConsoleHandlers({ serviceName: config.serviceName, payoutChains: configuredPayoutChains(config.chains).filter((c) => c !== 'solana') }),
   );
 
   // Operator metrics: scrape-time gauges, and empty definitions of those no feature registered.

@@ -65,12 +65,16 @@ export const OPERATION_POLICIES: Record<OperationId, OperationPolicy> = {
   getOpenApi: {},
   getCatalogPage: {},
   getCatalogAsset: {},
+  // The seller console: a page and its files; every action it takes is a public operation below.
+  getConsole: {},
+  getConsoleAsset: {},
   listDiscoveryResources: {},
   searchDiscoveryResources: {},
   getSessionToken: {},
   solanaFacilitator: { rateLimit: { bucket: 'facilitator', keyOf: byClientAddress } },
   // API keys and the account.
-  listApiKeys: { key: { scope: 'read', use: 'required' }, rateLimit: keys },
+  // A wallet signature too: once every key is revoked, a key can no longer list them.
+  listApiKeys: { signature: 'list_api_keys', key: { scope: 'read', use: 'or-signature' }, rateLimit: keys },
   issueApiKey: { signature: 'issue_api_key', rateLimit: keys, preflight: refuseBearer },
   revokeApiKey: { signature: 'revoke_api_key', key: { scope: 'any', use: 'or-signature' }, rateLimit: keys },
   getAccount: { signature: 'read_account', key: { scope: 'balance:read', use: 'or-signature' }, rateLimit: keys },

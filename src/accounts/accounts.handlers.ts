@@ -8,7 +8,7 @@ import type { Handler } from '../http/server.ts';
 import { createSignatureCheck, type SignatureDeps } from '../http/with-seller-signature.ts';
 import { idPayload, issueApiKeyPayload, walletPayload } from '../http/wallet-signature.ts';
 import { accountHandler, accountWallet } from './account.ts';
-import { issueKeyHandler, listKeysHandler, revokeKeyHandler, revokingWallet, type IssueApiKeyBody } from './key.handlers.ts';
+import { issueKeyHandler, listingWallet, listKeysHandler, revokeKeyHandler, revokingWallet, type IssueApiKeyBody } from './key.handlers.ts';
 
 export interface AccountHandlerDeps extends SignatureDeps {
   secret: string;
@@ -24,7 +24,7 @@ export function createAccountHandlers(deps: AccountHandlerDeps): Partial<Record<
       { action: 'issue_api_key', from: 'body', singleUse: true, payloadOf: (ctx) => issueApiKeyPayload(ctx.body as IssueApiKeyBody), walletOf: (ctx) => (ctx.body as IssueApiKeyBody).wallet },
       issueKeyHandler(deps),
     ),
-    listApiKeys: listKeysHandler(deps),
+    listApiKeys: signed({ action: 'list_api_keys', from: 'query', singleUse: false, payloadOf: (ctx) => walletPayload(listingWallet(ctx)), walletOf: listingWallet }, listKeysHandler(deps)),
     revokeApiKey: signed({ action: 'revoke_api_key', from: 'headers', singleUse: true, payloadOf: (ctx) => idPayload(Number(ctx.params.id)), walletOf: revokingWallet }, revoke),
     getAccount: signed({ action: 'read_account', from: 'query', singleUse: false, payloadOf: (ctx) => walletPayload(accountWallet(ctx)), walletOf: accountWallet }, account),
   };

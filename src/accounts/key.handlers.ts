@@ -1,5 +1,5 @@
 /**
- * POST /v1/keys (wallet-signed), GET /v1/keys (Bearer `read`), DELETE /v1/keys/{id} (wallet-signed
+ * POST /v1/keys (wallet-signed), GET /v1/keys (Bearer `read` or wallet-signed), DELETE /v1/keys/{id} (wallet-signed
  * or the Bearer key itself). The signature and key checks are the wrappers' business
  * (accounts.handlers.ts); these handlers only act.
  */
@@ -45,10 +45,21 @@ export function issueKeyHandler(deps: KeyHandlerDeps): Handler {
   };
 }
 
-/** Every key of the Bearer key's wallet, revoked ones included, oldest first. */
+/**
+ * The wallet a signed listing claims (query `wallet`). Without it and without a Bearer key there
+ * is no credential at all: the answer is the contract's `missing_api_key`, as before listings
+ * could be signed, its message naming both ways in.
+ */
+export function listingWallet(ctx: RequestContext): string {
+  const wallet = ctx.query.wallet;
+  if (!wallet) throw new AppError('missing_api_key', 401, 'Send Authorization: Bearer <api key>, or the query parameters wallet, sig and ts.', { hint: 'Sign action list_api_keys over the wallet with the wallet, or issue a key with POST /v1/keys.' });
+  return wallet;
+}
+
+/** Every key of the Bearer key's wallet, or of the signing wallet, revoked ones included, oldest first. */
 export function listKeysHandler(deps: KeyHandlerDeps): Handler {
   return async (ctx) => {
-    const wallet = ctx.apiKey!.wallet;
+    const wallet = ctx.apiKey?.wallet ?? listingWallet(ctx);
     const rows = await listKeys(sqlOf(deps.orm), walletKey(wallet));
     return { status: 200, body: { wallet, keys: rows.map(keyJson) } };
   };

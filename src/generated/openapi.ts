@@ -322,6 +322,54 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/console": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Seller console page
+     * @description The seller console: an HTML page and its scripts (`GET /console/assets/{asset}`) that
+     *     connect an EVM browser wallet (EIP-1193 `window.ethereum`; Solana wallets are not
+     *     supported yet) and call this API with `fetch`, every action signed by the wallet as the
+     *     EIP-712 `SellerAction` the API already takes: register a slug, publish, update and
+     *     delete endpoints, read statistics and error counts, issue, list and revoke API keys,
+     *     request a payout. The page holds no credential and has no operation of its own. Its
+     *     `Content-Security-Policy` allows scripts, styles and connections from this origin only,
+     *     with no inline script or style.
+     */
+    get: operations["getConsole"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/console/assets/{asset}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A file of the seller console
+     * @description The console's ES-module scripts and its style sheet, served from the service's own
+     *     files (`Cache-Control: no-cache`: revalidated, so a deploy is seen at once).
+     */
+    get: operations["getConsoleAsset"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/keys": {
     parameters: {
       query?: never;
@@ -331,8 +379,11 @@ export interface paths {
     };
     /**
      * List the API keys of a wallet
-     * @description Lists every key of the wallet that owns the Bearer key (scope `read`), revoked ones
-     *     included, without secrets.
+     * @description Lists every key of a wallet, revoked ones included, without secrets. Authorised by a
+     *     Bearer key with scope `read` (the key's wallet), or by the query parameters `wallet`,
+     *     `sig` and `ts`: a signature of action `list_api_keys` (payloadHash: keccak-256 of the
+     *     wallet as sent), so a wallet whose keys are all revoked can still list them. Like the
+     *     other reads, a signature may be reused within its timestamp window.
      */
     get: operations["listApiKeys"];
     put?: never;
@@ -1966,6 +2017,23 @@ export interface components {
       by_endpoint: components["schemas"]["EndpointStats"][];
       /** @description Start of the counted period. */
       since: components["schemas"]["UnixSeconds"];
+      /** @description With `series=daily` only. The figures per UTC day, oldest first (see the `series` parameter). */
+      daily?: components["schemas"]["DailyStats"][];
+    };
+    /** @description A seller's paid calls and earnings of one UTC day (counted from `since` on the first day). */
+    DailyStats: {
+      /** @description Start of the UTC day. */
+      day: components["schemas"]["UnixSeconds"];
+      /** @description Paid calls (served or not). */
+      calls: number;
+      /** @description What buyers paid. */
+      paid_atomic: components["schemas"]["AtomicAmount"];
+      /** @description Net earnings of served calls. */
+      earned_atomic: components["schemas"]["AtomicAmount"];
+      /** @description Paid calls the upstream did not serve. */
+      undelivered_calls: number;
+      /** @description What buyers paid for undelivered calls. */
+      undelivered_atomic: components["schemas"]["AtomicAmount"];
     };
     /** @description Statistics of one endpoint; `calls`, `paid_atomic`, `earned_atomic`, `undelivered_calls`, `undelivered_atomic` and `errors` count since `since`. */
     EndpointStats: {
@@ -2192,10 +2260,15 @@ export interface components {
       /** @enum {string} */
       error: "invalid_json" | "invalid_input" | "invalid_wallet" | "invalid_timestamp";
     };
-    /** @description The error body with `error` one of: missing_api_key, invalid_api_key. */
+    /** @description The error body with `error` one of: missing_api_key, missing_sig_or_ts, invalid_signature, invalid_api_key, wallet_mismatch. */
     ListApiKeysUnauthorizedError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error: "missing_api_key" | "invalid_api_key";
+      error: "missing_api_key" | "missing_sig_or_ts" | "invalid_signature" | "invalid_api_key" | "wallet_mismatch";
+    };
+    /** @description The error body with `error` one of: invalid_wallet, invalid_timestamp. */
+    ListApiKeysBadRequestError: components["schemas"]["Error"] & {
+      /** @enum {string} */
+      error: "invalid_wallet" | "invalid_timestamp";
     };
     /** @description The error body with `error` one of: invalid_id, invalid_wallet, invalid_timestamp. */
     RevokeApiKeyBadRequestError: components["schemas"]["Error"] & {
@@ -2242,10 +2315,10 @@ export interface components {
       /** @enum {string} */
       error: "invalid_signature" | "invalid_api_key" | "wallet_mismatch";
     };
-    /** @description The error body with `error` one of: invalid_wallet, invalid_timestamp, seller_suspended. */
+    /** @description The error body with `error` one of: invalid_input, invalid_wallet, invalid_timestamp, seller_suspended. */
     SellerReadBadRequestError: components["schemas"]["Error"] & {
       /** @enum {string} */
-      error: "invalid_wallet" | "invalid_timestamp" | "seller_suspended";
+      error: "invalid_input" | "invalid_wallet" | "invalid_timestamp" | "seller_suspended";
     };
     /** @description The error body with `error` one of: missing_sig_or_ts, invalid_signature, invalid_api_key, wallet_mismatch. */
     SellerReadUnauthorizedError: components["schemas"]["Error"] & {
@@ -2465,7 +2538,7 @@ export interface components {
         "application/json": components["schemas"]["EndpointNotFoundError"];
       };
     };
-    /** @description The wallet is not an address, the timestamp is stale, or the seller is suspended. */
+    /** @description A malformed query parameter (`since`, `series`), the wallet is not an address, the timestamp is stale, or the seller is suspended. */
     SellerReadBadRequest: {
       headers: {
         [name: string]: unknown;
@@ -2582,6 +2655,12 @@ export interface components {
     };
   };
   headers: {
+    /**
+     * @description Only this origin, nothing inline: `default-src 'self'`, `script-src 'self'`,
+     *     `style-src 'self'`, `connect-src 'self'`, `img-src 'self'`, no frames, no plugins, no
+     *     form targets, `frame-ancestors 'none'`.
+     */
+    ConsoleContentSecurityPolicy: string;
     /**
      * @description Nothing inline and nothing from another host: `default-src 'none'`, scripts, styles
      *     and images from this origin only, the search form submits to this origin, no frames
@@ -2715,6 +2794,7 @@ export type SchemaSellerEndpoint = components['schemas']['SellerEndpoint'];
 export type SchemaSellerEndpointList = components['schemas']['SellerEndpointList'];
 export type SchemaDeletedEndpoint = components['schemas']['DeletedEndpoint'];
 export type SchemaSellerStats = components['schemas']['SellerStats'];
+export type SchemaDailyStats = components['schemas']['DailyStats'];
 export type SchemaEndpointStats = components['schemas']['EndpointStats'];
 export type SchemaEndpointWindowStats = components['schemas']['EndpointWindowStats'];
 export type SchemaErrorCount = components['schemas']['ErrorCount'];
@@ -2745,6 +2825,7 @@ export type SchemaSellerNotFoundError = components['schemas']['SellerNotFoundErr
 export type SchemaBroadcastFailedError = components['schemas']['BroadcastFailedError'];
 export type SchemaIssueApiKeyBadRequestError = components['schemas']['IssueApiKeyBadRequestError'];
 export type SchemaListApiKeysUnauthorizedError = components['schemas']['ListApiKeysUnauthorizedError'];
+export type SchemaListApiKeysBadRequestError = components['schemas']['ListApiKeysBadRequestError'];
 export type SchemaRevokeApiKeyBadRequestError = components['schemas']['RevokeApiKeyBadRequestError'];
 export type SchemaRevokeApiKeyUnauthorizedError = components['schemas']['RevokeApiKeyUnauthorizedError'];
 export type SchemaAccountBadRequestError = components['schemas']['AccountBadRequestError'];
@@ -2795,6 +2876,7 @@ export type ParameterXSignature = components['parameters']['XSignature'];
 export type ParameterXTimestamp = components['parameters']['XTimestamp'];
 export type ParameterXWallet = components['parameters']['XWallet'];
 export type RequestBodyPdfDocument = components['requestBodies']['PdfDocument'];
+export type HeaderConsoleContentSecurityPolicy = components['headers']['ConsoleContentSecurityPolicy'];
 export type HeaderCatalogContentSecurityPolicy = components['headers']['CatalogContentSecurityPolicy'];
 export type HeaderDocsContentSecurityPolicy = components['headers']['DocsContentSecurityPolicy'];
 export type HeaderXPaymentResponse = components['headers']['XPaymentResponse'];
@@ -3463,9 +3545,97 @@ export interface operations {
       500: components["responses"]["InternalError"];
     };
   };
-  listApiKeys: {
+  getConsole: {
     parameters: {
       query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The HTML page. */
+      200: {
+        headers: {
+          "Content-Security-Policy": components["headers"]["ConsoleContentSecurityPolicy"];
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <!doctype html><html lang="en"><head><title>paycall seller console</title>… */
+          "text/html": string;
+        };
+      };
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+    };
+  };
+  getConsoleAsset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The file name, as `GET /console` links it.
+         * @example console.js
+         */
+        asset: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/javascript": string;
+          "text/css": string;
+        };
+      };
+      /** @description The file name is not valid percent-encoded UTF-8. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["InvalidInputError"];
+        };
+      };
+      /** @description No such file. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AssetNotFoundError"];
+        };
+      };
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+    };
+  };
+  listApiKeys: {
+    parameters: {
+      query?: {
+        /**
+         * @description The wallet (with `sig` and `ts`, when no Bearer key is sent).
+         * @example 0x2d4C407BBe49438ED859fe965b140dcF1aaB71a9
+         */
+        wallet?: components["schemas"]["Wallet"];
+        /**
+         * @description Wallet signature of the operation's action (see "Wallet signatures"). Required with
+         *     `ts` unless a Bearer key is sent (`401 missing_sig_or_ts`).
+         * @example 0x8c1a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2918a5f0c3c0ad5c7e6e1c5b7d4f3a2b1908f7e6d5c4b3a29180f7e6d5c4b3a2911b
+         */
+        sig?: components["parameters"]["Sig"];
+        /**
+         * @description The signed timestamp (Unix seconds), within [now - 300 s, now + 60 s].
+         * @example 1767225600
+         */
+        ts?: components["parameters"]["Ts"];
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -3481,7 +3651,16 @@ export interface operations {
           "application/json": components["schemas"]["ApiKeyList"];
         };
       };
-      /** @description No Bearer key, or a revoked, expired or unknown one. */
+      /** @description The wallet is not an address or the timestamp is stale. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ListApiKeysBadRequestError"];
+        };
+      };
+      /** @description No credentials, a wrong signature, a revoked, expired or unknown key, or a key sent with the `wallet` of another wallet. */
       401: {
         headers: {
           [name: string]: unknown;
@@ -3986,6 +4165,13 @@ export interface operations {
          * @example 1767139200
          */
         since?: components["parameters"]["Since"];
+        /**
+         * @description `daily` adds `daily`: the seller's figures per UTC day, every day from the day of
+         *     `since` (at most the last 90 days of the period) to today, days without calls as
+         *     zeros. Charts read it (the seller console does).
+         * @example daily
+         */
+        series?: "daily";
       };
       header?: never;
       path: {

@@ -7,9 +7,11 @@
  */
 import type { Handler } from '../http/server.ts';
 import { sqlOf, type Database } from '../db/orm.ts';
-import { endpointErrorCounts, endpointFigures, endpointLatencies, hourlyErrors, refuseSuspended, requireSeller, sellerTotals } from './seller-store.ts';
+import { dailyFigures, endpointErrorCounts, endpointFigures, endpointLatencies, hourlyErrors, refuseSuspended, requireSeller, sellerTotals } from './seller-store.ts';
 
 const DAY = 86_400;
+/** The daily series covers at most this many days back from today (a chart's worth; bounded work). */
+const SERIES_MAX_DAYS = 90;
 
 interface Window {
   calls: number;
@@ -37,6 +39,7 @@ export function sellerStatsHandler(orm: Database): Handler {
     const endpoints = await endpointFigures(em, seller.id, starts);
     const errors = await endpointErrorCounts(em, seller.id, starts);
     const latency = await endpointLatencies(em, seller.id, starts);
+    const daily = ctx.query.series === 'daily' ? await dailyFigures(em, seller.id, Math.max(since, now - SERIES_MAX_DAYS * DAY), since) : null;
     const window = (e: Record<string, unknown>, w: 'd1' | 'd30'): Window => {
       const err = errors.find((x) => Number(x.endpoint_id) === e.id);
       const lat = latency.find((x) => Number(x.endpoint_id) === e.id);
@@ -79,6 +82,11 @@ export function sellerStatsHandler(orm: Database): Handler {
           last_24h: window(e, 'd1'),
           last_30d: window(e, 'd30'),
         })),
+        ...(daily
+          ? {
+              daily: daily.map((d) => ({ day: Number(d.day), calls: Number(d.calls), paid_atomic: d.paid, earned_atomic: d.net, undelivered_calls: Number(d.undelivered_calls), undelivered_atomic: d.undelivered })),
+            }
+          : {}),
       },
     };
   };

@@ -172,6 +172,25 @@ export function endpointLatencies(em: Sql, sellerId: number, starts: { d1: numbe
   );
 }
 
+/**
+ * A seller's figures per UTC day from the day of `from` to today, days without calls as zeros
+ * (generate_series left-joined), amounts as decimal text. Rows before `since` are not counted,
+ * so the first day agrees with the totals since `since`.
+ */
+export function dailyFigures(em: Sql, sellerId: number, from: number, since: number) {
+  return em.execute<{ day: string; calls: string; paid: string; net: string; undelivered_calls: string; undelivered: string }[]>(
+    `select extract(epoch from d.day)::bigint as day, count(p.id) as calls, coalesce(sum(p.amount), 0)::text as paid,
+            coalesce(sum(p.net) filter (where p.delivery = 'delivered'), 0)::text as net,
+            count(p.id) filter (where p.delivery = 'undelivered') as undelivered_calls,
+            coalesce(sum(p.amount) filter (where p.delivery = 'undelivered'), 0)::text as undelivered
+       from generate_series(date_trunc('day', to_timestamp(?) at time zone 'UTC'), date_trunc('day', now() at time zone 'UTC'), interval '1 day') as d(day)
+       left join payment p on p.seller_id = ? and p.created_at >= to_timestamp(?)
+                          and p.created_at >= d.day at time zone 'UTC' and p.created_at < (d.day + interval '1 day') at time zone 'UTC'
+      group by d.day order by d.day`,
+    [from, sellerId, since],
+  );
+}
+
 /** A seller's hourly error counts by code since `since` (Unix seconds), newest hour first. */
 export function hourlyErrors(em: Sql, sellerId: number, since: number) {
   return em.execute<{ ts: string; code: string; count: string }[]>(

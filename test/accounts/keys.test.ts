@@ -9,7 +9,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
-import { call, endpointInput, evmSigner, nowS, register, signedQuery, solanaSigner, startUpstream, type TestUpstream } from '../helpers/sellers.ts';
+import { call, endpointInput, evmSigner, nowS, register, signedQuery, solanaSigner, startUpstream, type TestSigner, type TestUpstream } from '../helpers/sellers.ts';
 import { bearer, issueKey, newKey, signedRevokeHeaders, TEST_API_KEY_SECRET } from '../helpers/keys.ts';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { parse } from 'yaml';
@@ -190,11 +190,14 @@ describe('listing', () => {
     for (const k of r.body.keys) assert.deepEqual(Object.keys(k).sort(), ['created_at', 'expires_at', 'id', 'key_prefix', 'label', 'last_used_at', 'revoked_at', 'scopes']);
   });
 
-  test('401 missing_api_key without a key; a signature does not list keys', async () => {
+  test('401 missing_api_key with neither a key nor a wallet; 401 missing_sig_or_ts with a wallet but no signature', async () => {
     const r = await listKeys();
     assert.equal(r.status, 401);
     assert.equal(r.body.error, 'missing_api_key');
     assert.equal((await listKeys(undefined, { authorization: 'Basic dXNlcjpwYXNz' })).body.error, 'missing_api_key');
+    const noSig = await call(t.baseUrl, 'listApiKeys', 'GET', `/v1/keys?wallet=${alice.wallet}`);
+    assert.equal(noSig.status, 401);
+    assert.equal(noSig.body.error, 'missing_sig_or_ts');
   });
 
   test('401 invalid_api_key: malformed, unknown, empty, wrong prefix, a key with a character changed', async () => {
@@ -440,4 +443,74 @@ test('last_used_at: a short flush interval writes without close, and never moves
   } finally {
     await third.close();
   }
+});
+
+describe('listing by wallet signature (list_api_keys)', () => {
+  const signedList = async (signer: TestSigner, opts: { wallet?: string; action?: string; timestamp?: number; payload?: string } = {}) => {
+    const wallet = opts.wallet ?? signer.wallet;
+    const ts = opts.timestamp ?? nowS();
+    const sig = await signer.sign(opts.action ?? 'list_api_keys', opts.payload ?? wallet, ts);
+    return call(t.baseUrl, 'listApiKeys', 'GET', `/v1/keys?wallet=${encodeURIComponent(wallet)}&sig=${encodeURIComponent(sig)}&ts=${ts}`);
+  };
+
+  test('a wallet whose every key is revoked still lists them with its signature (EVM and Solana)', async () => {
+    for (const w of [evmSigner(), solanaSigner()]) {
+      const a = await newKey(t.baseUrl, w, ['read'], 'only');
+      assert.equal((await revoke(a.id, await signedRevokeHeaders(w, a.id))).status, 200);
+      assert.equal((await listKeys(a.key)).body.error, 'invalid_api_key', 'the revoked key lists nothing');
+      const r = await signedList(w);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.wallet, w.wallet);
+      assert.deepEqual(r.body.keys.map((k: { id: number; label: string }) => [k.id, k.label]), [[a.id, 'only']]);
+      assert.equal(typeof r.body.keys[0].revoked_at, 'number');
+    }
+  });
+
+  test('a wallet with no key lists none', async () => {
+    const r = await signedList(evmSigner());
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.keys, []);
+  });
+
+  test('attacks: another action, another wallet, another payload, a stale or future timestamp, a malformed wallet', async () => {
+    const victim = evmSigner();
+    await newKey(t.baseUrl, victim, ['read'], 'victim');
+    // A signature of another read action (read_account signs the same payload, the wallet).
+    for (const action of ['read_account', 'list_endpoints', 'stats', 'revoke_api_key']) {
+      const r = await signedList(victim, { action });
+      assert.equal(r.status, 401, action);
+      assert.equal(r.body.error, 'invalid_signature', action);
+    }
+    // The attacker signs for the victim's wallet with its own key.
+    const thief = evmSigner();
+    const stolen = await signedList(thief, { wallet: victim.wallet });
+    assert.equal(stolen.status, 401);
+    assert.equal(stolen.body.error, 'invalid_signature');
+    // The victim's own signature over another wallet's text does not list the victim's keys.
+    const wrongPayload = await signedList(victim, { payload: thief.wallet });
+    assert.equal(wrongPayload.body.error, 'invalid_signature');
+    // Expired (older than 300 s) and too far ahead (more than 60 s): replaying an old listing URL fails.
+    for (const timestamp of [nowS() - 301, nowS() + 120]) {
+      const r = await signedList(victim, { timestamp });
+      assert.equal(r.status, 400, String(timestamp));
+      assert.equal(r.body.error, 'invalid_timestamp');
+    }
+    const bad = await call(t.baseUrl, 'listApiKeys', 'GET', `/v1/keys?wallet=0x123&sig=0x00&ts=${nowS()}`);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error, 'invalid_wallet');
+  });
+
+  test('a read signature may be reused within its window (as every read), and a Bearer key of another wallet with ?wallet= is refused', async () => {
+    const w = evmSigner();
+    await newKey(t.baseUrl, w, ['read'], 'mine');
+    const ts = nowS();
+    const sig = await w.sign('list_api_keys', w.wallet, ts);
+    const url = `/v1/keys?wallet=${w.wallet}&sig=${encodeURIComponent(sig)}&ts=${ts}`;
+    assert.equal((await call(t.baseUrl, 'listApiKeys', 'GET', url)).status, 200);
+    assert.equal((await call(t.baseUrl, 'listApiKeys', 'GET', url)).status, 200, 'reads reuse a signature (DESIGN.md, Signatures)');
+    const other = await newKey(t.baseUrl, evmSigner(), ['read']);
+    const mismatch = await call(t.baseUrl, 'listApiKeys', 'GET', `/v1/keys?wallet=${w.wallet}`, { headers: bearer(other.key) });
+    assert.equal(mismatch.status, 401);
+    assert.equal(mismatch.body.error, 'wallet_mismatch');
+  });
 });

@@ -287,7 +287,7 @@ test('keys, account and payout send the requests of the contract, signed by the 
     const key = generatePrivateKey();
     const wallet = privateKeyToAccount(key).address;
     const env = { PAYCALL_WALLET_KEY: key };
-    for (const args of [['keys', 'issue', '--label', 'ci bot', '--scope', 'read', '--scope', 'balance:read'], ['keys', 'revoke', '7'], ['account'], ['payout'], ['keys', 'list', '--api-key', 'pc_live_abc']]) {
+    for (const args of [['keys', 'issue', '--label', 'ci bot', '--scope', 'read', '--scope', 'balance:read'], ['keys', 'revoke', '7'], ['account'], ['payout'], ['keys', 'list', '--api-key', 'pc_live_abc'], ['keys', 'list']]) {
       const r = await paycall(args, { env, baseUrl: rec.url });
       assert.equal(r.code, 4, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /501 not_implemented/);
@@ -301,8 +301,8 @@ test('keys, account and payout send the requests of the contract, signed by the 
       assert.deepEqual(issues, [], `${match.operationId} is a valid request`);
       return { operationId: match.operationId, req, query: url.searchParams, body: parsed };
     });
-    assert.deepEqual(requests.map((r) => r.operationId), ['issueApiKey', 'revokeApiKey', 'getAccount', 'requestPayout', 'listApiKeys']);
-    const [issue, revoke, account, payout, list] = requests;
+    assert.deepEqual(requests.map((r) => r.operationId), ['issueApiKey', 'revokeApiKey', 'getAccount', 'requestPayout', 'listApiKeys', 'listApiKeys']);
+    const [issue, revoke, account, payout, list, signedList] = requests;
     const verify = (action: string, payload: string, signature: string, timestamp: number) => verifyWalletSignature('paycall', { wallet, action, payload, signature, timestamp });
     assert.equal(issue.body.wallet, wallet);
     assert.deepEqual(issue.body.scopes, ['read', 'balance:read']);
@@ -313,6 +313,10 @@ test('keys, account and payout send the requests of the contract, signed by the 
     assert.ok(await verify('read_account', wallet, account.query.get('sig')!, Number(account.query.get('ts'))));
     assert.ok(await verify('request_payout', wallet, payout.body.signature, payout.body.timestamp));
     assert.equal(list.req.headers.authorization, 'Bearer pc_live_abc');
+    // Without --api-key the wallet signs the listing.
+    assert.equal(signedList.req.headers.authorization, undefined);
+    assert.equal(signedList.query.get('wallet'), wallet);
+    assert.ok(await verify('list_api_keys', wallet, signedList.query.get('sig')!, Number(signedList.query.get('ts'))));
   } finally {
     await rec.close();
   }
@@ -342,6 +346,11 @@ test('keys and account against the service: issue, list with the key, the accoun
   const dead = await paycall(['keys', 'list', '--api-key', issued.body.api_key]);
   assert.equal(dead.code, 1);
   assert.match(dead.stderr, /401 invalid_api_key/);
+  // No live key left: the wallet's signature still lists them (PAYCALL_API_KEY unset).
+  const signed = await paycallJson(['keys', 'list'], { env: { ...env, PAYCALL_API_KEY: '' } });
+  assert.equal(signed.status, 200, JSON.stringify(signed.body));
+  await assertMatchesContract('listApiKeys', 200, signed.body);
+  assert.deepEqual(signed.body.keys.map((k: { id: number; revoked_at: number | null }) => [k.id, typeof k.revoked_at]), [[issued.body.id, 'number']]);
 });
 
 /** The devnet buyer's USDC per chain, from `paycall wallet --json`. */
