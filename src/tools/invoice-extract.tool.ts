@@ -88,7 +88,10 @@ async function rowsFromImage(image: Uint8Array, deps: RunToolDeps, offset: numbe
   } catch (error) {
     throw new AppError('invalid_document', 422, `the image could not be decoded: ${(error as Error)?.message ?? error}`);
   }
-  const runs: TextRun[] = page.runs.map((r) => ({ ...r, baseline: r.baseline + offset, top: r.top + offset, bottom: r.bottom + offset }));
+  // Words made only of strokes and dots are what OCR makes of rules and specks ("~~", "—", "_."): not text.
+  const runs: TextRun[] = page.runs
+    .filter((r) => !/^[~_\-—–=|.,:;'"`^*°¬]+$/.test(r.text))
+    .map((r) => ({ ...r, baseline: r.baseline + offset, top: r.top + offset, bottom: r.bottom + offset }));
   // OCR baselines wobble more than a text layer's: a looser row tolerance.
   return { rows: fragmentsToRows(buildFragments(runs, 1.0), () => false, 0.55), confidence: page.confidence, height: page.height };
 }

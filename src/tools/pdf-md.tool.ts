@@ -51,7 +51,10 @@ const NUMBERED = /^(\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})([.)])\s+(.*)$/;
 export const LIST_LINE = new RegExp(`${BULLET.source}|${NUMBERED.source}`, 'u');
 /** A table-of-contents entry: title, a dot leader, a page number. */
 export const TOC_LINE = /^(.*?\S)\s*(?:\.\s*){4,}\s*(\d{1,4}|[ivxlc]{1,6})?$/i;
-const MONO = /mono|courier|cmtt|typewriter|consol|menlo|inconsolata|code|lmtt|sfmono|fixed|ttf?\d/i;
+// Monospaced families by name: URW's Courier clone Nimbus Mono L is "NimbusMonL" (ghostscript,
+// PassiveTeX and LaTeX's psnfss), TeX's typewriter faces are cmtt/lmtt/ectt/sftt/txtt, psnfss
+// names Courier pcrr/pcrb.
+const MONO = /mono|courier|cmtt|typewriter|consol|menlo|inconsolata|code|lmtt|sfmono|fixed|ttf?\d|nimbusmon|cousine|letter.?gothic|ectt|sftt|txtt|pcr[rb]\d/i;
 
 const escapeCell = (s: string) => s.replace(/\|/g, '\\|');
 

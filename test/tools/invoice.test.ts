@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/log.ts';
 import { inspectDocument } from '../../src/tools/inspect-document.ts';
 import { createToolPool, type ToolPool } from '../../src/tools/tool-pool.ts';
 import type { InvoiceResult } from '../../src/tools/tool-types.ts';
-import { INVOICES, invoiceByName, invoiceImage, invoicePdf, scannedInvoicePdf, type InvoiceSpec } from '../fixtures/invoice-fixtures.ts';
+import { INVOICES, invoiceByName, invoiceImage, invoicePdf, linesImage, scannedInvoicePdf, type InvoiceSpec, type ScanDamage } from '../fixtures/invoice-fixtures.ts';
 
 let pool: ToolPool;
 before(() => {
@@ -83,6 +83,41 @@ describe('invoice-extract with OCR', () => {
     assert.equal(result.currency, null);
     assert.deepEqual(result.items, []);
     assert.equal(result.confidence.amount, 0);
+  });
+
+  it('reads the same line items from the PNG as from the PDF of every invoice, columns set close together included', async () => {
+    for (const spec of INVOICES) {
+      const fromPdf = await pool.run('invoice-extract', await invoicePdf(spec));
+      const fromPng = await pool.run('invoice-extract', invoiceImage(spec, 'png'));
+      assert.deepEqual(fromPng.items, fromPdf.items, `${spec.name}: PNG items = PDF items`);
+      assert.ok(fromPng.confidence.items >= 0.8, `${spec.name}: items confidence ${fromPng.confidence.items}`);
+    }
+    // The issue's case: description, quantity, unit price and amount apart, not "API integration consulting 12000".
+    const quillon = await pool.run('invoice-extract', invoiceImage(invoiceByName('quillon-usd'), 'png'));
+    assert.deepEqual(quillon.items[0], { description: 'API integration consulting', quantity: '12', unit_price: '1000.00', amount: '12000.00' });
+  });
+
+  it('a skewed or noisy scan, or a page without a table, gets low item confidence and no invented numbers', async () => {
+    const spec = invoiceByName('quillon-usd');
+    const printed = new Set([...spec.items.flatMap((i) => [i.quantity, i.unitPrice, i.amount]), spec.subtotal, spec.total, '3', '2024', '311']);
+    const expected = spec.items.map((i) => ({ description: i.description, quantity: i.quantity, unit_price: i.unitPrice, amount: i.amount }));
+    const damaged: ScanDamage[] = [{ rotateDeg: 2 }, { rotateDeg: 5 }, { noise: 0.15 }, { rotateDeg: 3, noise: 0.1 }];
+    let wrong = 0;
+    for (const damage of damaged) {
+      const r = await pool.run('invoice-extract', invoiceImage(spec, 'png', 200, damage));
+      for (const item of r.items) for (const v of [item.quantity, item.unit_price, item.amount]) if (v !== null) assert.ok(printed.has(v), `${JSON.stringify(damage)}: ${v} is printed on the invoice`);
+      const right = JSON.stringify(r.items) === JSON.stringify(expected);
+      if (!right) {
+        wrong++;
+        assert.ok(r.confidence.items < 0.5, `${JSON.stringify(damage)}: wrong items ${JSON.stringify(r.items)} with confidence ${r.confidence.items}`);
+      }
+    }
+    assert.ok(wrong >= 1, 'at least one damaged scan is read wrong, so the confidence check above checked something');
+    // A letter that names quantities and prices but has no item table: no items, confidence 0.
+    const letter = await pool.run('invoice-extract', linesImage(['Dear customer,', 'thank you for ordering 12 licences at $1,000.00 each on 09/12/2024.', 'We received $12,000.00 by wire transfer.', 'Kind regards, Quillon Systems LLC']));
+    assert.deepEqual(letter.items, []);
+    assert.equal(letter.confidence.items, 0);
+    assert.equal(letter.amount, null, 'no total label, no total');
   });
 
   it('rejects a file that is neither PDF nor image with 422 invalid_document', async () => {

@@ -12,9 +12,10 @@ import { describe, it } from 'node:test';
 import { mergeParts, runTool, runToolPart } from '../../src/tools/run-tool.ts';
 import { assertMatchesContract } from '../helpers/contract.ts';
 import { CATEGORIES, MD_CASES } from '../fixtures/md-cases.ts';
+import { HOLDOUT_CASES } from '../fixtures/md-holdout.ts';
 import { caseDocuments, parseMarkdown, runCase, scoreOutputs } from '../fixtures/md-checks.ts';
 
-const floor = JSON.parse(readFileSync(new URL('../fixtures/md-floor.json', import.meta.url), 'utf8')) as { passed: Record<string, number> };
+const floor = JSON.parse(readFileSync(new URL('../fixtures/md-floor.json', import.meta.url), 'utf8')) as { passed: Record<string, number>; holdout: Record<string, number> };
 const noOcr = { ocr: () => assert.fail('no OCR for text-layer PDFs') };
 
 describe('pdf-md quality: olmOCR-bench-style unit tests on real PDFs', () => {
@@ -62,6 +63,20 @@ describe('pdf-md quality: olmOCR-bench-style unit tests on real PDFs', () => {
     const summary = CATEGORIES.map((c) => `${c} ${report.byCategory[c].passed}/${report.byCategory[c].total}`).join(', ');
     console.log(`pdf-md quality: ${summary}; overall ${report.overall.passed}/${report.overall.total} of ${MD_CASES.length}`);
     for (const c of CATEGORIES) assert.ok(report.byCategory[c].passed >= floor.passed[c], `${c}: ${report.byCategory[c].passed} passed, floor ${floor.passed[c]} (${summary})`);
+  });
+
+  it('on the holdout documents (never tuned on), no category passes fewer tests than first measured', async () => {
+    const outputs = new Map<string, string>();
+    for (const d of caseDocuments(HOLDOUT_CASES)) {
+      const result = await runTool('pdf-md', new Uint8Array(d.pdf), noOcr);
+      await assertMatchesContract('pdfMd', 200, result);
+      outputs.set(d.name, result.markdown);
+    }
+    const report = scoreOutputs(outputs, HOLDOUT_CASES);
+    const summary = CATEGORIES.map((c) => `${c} ${report.byCategory[c].passed}/${report.byCategory[c].total}`).join(', ');
+    console.log(`pdf-md holdout: ${summary}; overall ${report.overall.passed}/${report.overall.total}`);
+    assert.ok(report.overall.total >= 15, 'a holdout worth the name');
+    for (const c of CATEGORIES) assert.ok(report.byCategory[c].passed >= floor.holdout[c], `holdout ${c}: ${report.byCategory[c].passed} passed, floor ${floor.holdout[c]} (${summary})`);
   });
 });
 

@@ -201,6 +201,8 @@ interface ItemsFound {
   confidence: number;
   endRow: number;
   consistent: number;
+  /** Lines whose values did not fill the header's columns and do not check out. */
+  misaligned: number;
 }
 
 const isNumericCell = (t: string) => {
@@ -210,9 +212,55 @@ const isNumericCell = (t: string) => {
   return rest === '';
 };
 
+/** Where each word of a cell stands, its width shared out by characters (a cell knows only its own ends). */
+function wordsOf(cell: Cell): Cell[] {
+  const perChar = (cell.x1 - cell.x0) / Math.max(1, cell.text.length);
+  const at = (text: string, index: number): Cell => ({ text, x0: cell.x0 + index * perChar, x1: cell.x0 + (index + text.length) * perChar });
+  // A number keeps its currency ("CHF 1'350.00", "1.200,00 €") as one word.
+  const words: Cell[] = [];
+  let from = 0;
+  const plain = (to: number) => {
+    for (const m of cell.text.slice(from, to).matchAll(/\S+/g)) words.push(at(m[0], from + m.index));
+  };
+  for (const n of numbersIn(cell.text)) {
+    plain(n.index);
+    const raw = cell.text.slice(n.index, n.end);
+    const lead = raw.length - raw.trimStart().length;
+    words.push(at(raw.trim(), n.index + lead));
+    from = n.end;
+  }
+  plain(cell.text.length);
+  return words;
+}
+
+/**
+ * Cells as the columns of the item table cut them. A cell that runs from the description
+ * into the number columns (words set a few points apart, which a text layer's spacing or
+ * OCR's line grouping joins: "API integration consulting 12") gives back its trailing numbers
+ * that stand under a number column's header, each as its own cell; the same on PDF text and
+ * OCR words, so both read one table alike.
+ */
+function splitIntoColumns(cells: Cell[], cols: Column[], size: number): Cell[] {
+  const numberCols = cols.filter((c) => c.role !== 'description');
+  if (!numberCols.length) return cells;
+  const leftmost = Math.min(...numberCols.map((c) => c.x0));
+  const under = (w: Cell) => numberCols.some((c) => w.x1 > c.x0 - size * 1.5 && w.x0 < c.x1 + size * 1.5);
+  return cells.flatMap((cell) => {
+    if (cell.x1 < leftmost - size) return [cell];
+    const words = wordsOf(cell);
+    if (words.length < 2) return [cell];
+    let keep = words.length;
+    while (keep > 0 && isNumericCell(words[keep - 1].text) && under(words[keep - 1])) keep--;
+    if (keep === words.length) return [cell];
+    if (keep === 0) return words;
+    const head = words.slice(0, keep);
+    return [{ text: head.map((w) => w.text).join(' '), x0: cell.x0, x1: head[head.length - 1].x1 }, ...words.slice(keep)];
+  });
+}
+
 function findItems(rows: InvoiceRow[]): ItemsFound {
   const header = findItemHeader(rows);
-  if (!header) return { items: [], confidence: 0, endRow: rows.length, consistent: 0 };
+  if (!header) return { items: [], confidence: 0, endRow: rows.length, consistent: 0, misaligned: 0 };
   const cols = header.columns;
   const headerRow = rows[header.index];
   const colFor = (cell: Cell): Column | null => {
@@ -245,7 +293,7 @@ function findItems(rows: InvoiceRow[]): ItemsFound {
     lastBaseline = row.baseline;
     const values: Partial<Record<Role, string>> = {};
     const desc: string[] = [];
-    for (const cell of row.cells) {
+    for (const cell of splitIntoColumns(row.cells, cols, headerRow.size)) {
       if (isNumericCell(cell.text)) {
         const col = colFor(cell);
         const n = numbersIn(cell.text)[0];
@@ -270,9 +318,16 @@ function findItems(rows: InvoiceRow[]): ItemsFound {
     items.push(item);
   }
   const consistent = items.filter((i) => i.ok).length;
-  const score = items.map((i) => (i.ok ? 0.95 : i.ok === false ? 0.4 : i.amount && i.description ? 0.7 : 0.5));
+  // A line that lacks a value its header has a column for did not line up with the columns
+  // (a skewed scan, words run together): its values may sit in the wrong fields.
+  const numberRoles = new Set(cols.map((c) => c.role).filter((r) => r !== 'description'));
+  // So did one that left a price in its description.
+  const priceLike = /[$€£¥₹]\s?\d|\d[.,]\d{2}(?!\d)/;
+  const aligned = (i: InvoiceItem) => [...numberRoles].every((r) => i[r as Exclude<Role, 'description'>] !== null) && !!i.description && !priceLike.test(i.description);
+  const misaligned = items.filter((i) => !i.ok && !aligned(i)).length;
+  const score = items.map((i) => (i.ok ? 0.95 : i.ok === false ? 0.3 : !aligned(i) ? 0.3 : i.amount && i.description ? 0.7 : 0.5));
   const confidence = score.length ? score.reduce((a, b) => a + b, 0) / score.length : 0;
-  return { items: items.map(({ ok: _ok, ...rest }) => rest), confidence, endRow: end, consistent };
+  return { items: items.map(({ ok: _ok, ...rest }) => rest), confidence, endRow: end, consistent, misaligned };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -351,7 +406,8 @@ export function extractInvoiceFields(rows: InvoiceRow[], options: ExtractOptions
       amountConfidence = Math.max(amountConfidence, 0.98);
       if (vat) vatConfidence = Math.max(vatConfidence, 0.95);
     }
-    if (itemSum !== null && ((subtotal && closeEnough(itemSum, toUnits(subtotal))) || closeEnough(itemSum + vatUnits, t) || closeEnough(itemSum, t))) {
+    // The sum checking out vouches for the amounts, not for lines whose columns did not line up.
+    if (itemSum !== null && !items.misaligned && ((subtotal && closeEnough(itemSum, toUnits(subtotal))) || closeEnough(itemSum + vatUnits, t) || closeEnough(itemSum, t))) {
       itemsConfidence = Math.max(itemsConfidence, 0.9);
     }
     if (vat?.amount && vat.rate && net !== null && net > 0n) {
