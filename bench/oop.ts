@@ -4,7 +4,8 @@
  * own, and the CPU time each server process spends per request (user + system, from /proc:
  * the figure a loaded machine disturbs least, unlike requests per second).
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -95,11 +96,16 @@ export interface WrkResult {
 
 const toMs = (v: string, unit: string) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 1);
 
-/** One wrk run in its own process: one thread, CONNECTIONS keep-alive connections. */
-export function wrk(url: string, script: string, seconds: number, args: string[]): WrkResult {
+/**
+ * One wrk run in its own process: one thread, CONNECTIONS keep-alive connections. Awaited, not
+ * run synchronously: this process must keep reading its servers' output meanwhile. A server
+ * writes its log to a pipe this process reads, and a full pipe (64 KB, a few hundred request
+ * lines) blocks the writer: a synchronous wrk here stalled the service for whole rounds (0 req/s).
+ */
+export async function wrk(url: string, script: string, seconds: number, args: string[]): Promise<WrkResult> {
   const pid = pidOf.get(new URL(url).origin);
   const cpuBefore = cpuMs(pid);
-  const out = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, url, '--', ...args], { encoding: 'utf8' });
+  const { stdout: out } = await promisify(execFile)('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, url, '--', ...args], { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const lat = (p: string) => {
     const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(out);

@@ -4,8 +4,10 @@
  * functions named on the command line. The tool behind the profiles in docs/operations.md.
  * `--busiest=<s>` keeps only the window of that many seconds with the least idle time (the
  * load phase, without start-up and shutdown); shares are of the busy (non-idle) time.
+ * `--from=<s>` / `--to=<s>` keep a window by time from the profile's start instead (when start-up
+ * work, such as the background compilation of validators, is the busiest stretch).
  *
- *   npx tsx bench/profile-summary.ts <file.cpuprofile> [--top=30] [--busiest=5] [function names...]
+ *   npx tsx bench/profile-summary.ts <file.cpuprofile> [--top=30] [--busiest=5 | --from=10 --to=15] [function names...]
  */
 import { readFileSync } from 'node:fs';
 
@@ -44,6 +46,13 @@ if (busiest) {
     busy -= idleIds.has(profile.samples[lo]) ? 0 : dur[lo];
   }
 }
+if (opt('from') || opt('to')) {
+  const [a, b] = [Number(opt('from') ?? 0) * 1e6, Number(opt('to') ?? Infinity) * 1e6];
+  from = at.findIndex((t) => t >= a);
+  to = at.findIndex((t) => t > b);
+  if (from < 0) from = at.length;
+  if (to < 0) to = at.length;
+}
 const self = new Map<number, number>();
 for (let i = from; i < to; i++) self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + dur[i]);
 const idle = [...self].filter(([id]) => idleIds.has(id)).reduce((a, [, t]) => a + t, 0);
@@ -71,7 +80,7 @@ const show = (title: string, m: Map<string, number>) => {
   console.log(`\n${title}`);
   for (const [k, t] of [...m].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(t)}  ${k}`);
 };
-console.log(`${file}: ${((total + idle) / 1e6).toFixed(2)} s${busiest ? ` (busiest window, from ${(at[from] / 1e6).toFixed(1)} s)` : ''}, ${(total / 1e6).toFixed(2)} s busy, ${(idle / 1e6).toFixed(2)} s idle; shares are of the busy time`);
+console.log(`${file}: ${((total + idle) / 1e6).toFixed(2)} s${busiest || opt('from') || opt('to') ? ` (window from ${((at[from] ?? 0) / 1e6).toFixed(1)} s)` : ''}, ${(total / 1e6).toFixed(2)} s busy, ${(idle / 1e6).toFixed(2)} s idle; shares are of the busy time`);
 show('self time by function', fns);
 show('self time by file or package', files);
 

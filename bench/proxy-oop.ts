@@ -46,9 +46,9 @@ export async function main() {
       { label: 'through the proxy, 1 MB answer', url: `${proxy}/1mb` },
     ];
     console.log(`proxy bench, out of process: wrk -t1 -c${CONNECTIONS}, ${ROUNDS} alternating rounds of ${SECONDS} s (median shown), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-    for (const t of targets) wrk(t.url, script, 1, ['200']);
+    for (const t of targets) await wrk(t.url, script, 1, ['200']);
     const runs = new Map<string, WrkResult[]>(targets.map((t) => [t.label, []]));
-    for (let round = 0; round < ROUNDS; round++) for (const t of targets) runs.get(t.label)!.push(wrk(t.url, script, SECONDS, ['200']));
+    for (let round = 0; round < ROUNDS; round++) for (const t of targets) runs.get(t.label)!.push(await wrk(t.url, script, SECONDS, ['200']));
     const mid = <T>(xs: T[], key: (x: T) => number) => [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)];
     const result = new Map([...runs].map(([k, v]) => [k, { ...mid(v, (r) => r.rps), cpuUs: mid(v, (r) => r.cpuUs).cpuUs }]));
     for (const [label, r] of result) {

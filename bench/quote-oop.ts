@@ -227,10 +227,10 @@ export async function main() {
       `quote bench, out of process: wrk -t1 -c${CONNECTIONS}, ${ROUNDS} alternating rounds of ${SECONDS} s (median shown), ${PAGES}-page PDF, database ${pgUrl ? 'PostgreSQL' : 'PGlite'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}${BASE_ROOT ? `, base code from ${BASE_ROOT}` : ''}`,
     );
     let run = 0;
-    for (const t of targets) wrk(t.url, t.script, 1, ['402', `warm${run++}`]);
+    for (const t of targets) await wrk(t.url, t.script, 1, ['402', `warm${run++}`]);
     const runs = new Map<string, WrkResult[]>(targets.map((t) => [t.label, []]));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const t of targets) runs.get(t.label)!.push(wrk(t.url, t.script, SECONDS, ['402', `${process.pid}r${round}x${run++}`]));
+      for (const t of targets) runs.get(t.label)!.push(await wrk(t.url, t.script, SECONDS, ['402', `${process.pid}r${round}x${run++}`]));
     }
     const median = (rs: WrkResult[]) => ({ ...[...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)], cpuUs: rs.map((r) => r.cpuUs).sort((a, b) => a - b)[Math.floor(rs.length / 2)] });
     const result = new Map([...runs].map(([k, v]) => [k, median(v)]));

@@ -1,6 +1,13 @@
 /**
  * A small structured logger: one JSON line per event on stderr. Children carry fields
  * such as the request id, so every line of a request names it.
+ *
+ * Lines are written in order and none is dropped, but the service's own stderr is written in
+ * batches (bufferedSink): the lines of one turn of the event loop go out in one write when it
+ * ends (or at 64 KB), not one write each; a warning or an error goes out at once, with every
+ * line before it, and so does everything still held when the process exits (process.exit,
+ * the end of an uncaught exception's shutdown). Only a SIGKILL can lose what one turn of the
+ * event loop logged before it (docs/decisions.md, "Batched log writes").
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export type LogFields = Record<string, unknown>;
@@ -13,6 +20,9 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
+/** A line writer; `flush`, when present, is called after a warning or an error (write everything held now). */
+export type LogWrite = ((line: string) => void) & { flush?: () => void };
+
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 const serialize = (value: unknown): unknown => {
@@ -20,23 +30,56 @@ const serialize = (value: unknown): unknown => {
   if (typeof value === 'bigint') return value.toString();
   return value;
 };
+const bigintAsString = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+/** JSON of a field value: the replacer (slow) only where a bigint may hide (an object). */
+const jsonOf = (value: unknown): string => {
+  const v = serialize(value);
+  if (v === undefined || typeof v === 'function' || typeof v === 'symbol') return '';
+  return typeof v === 'object' && v !== null ? JSON.stringify(v, bigintAsString) : JSON.stringify(v);
+};
 
 /**
  * Every request gets a child logger (its request id), so a child is one small object whose
- * methods live on the prototype, not five new closures.
+ * methods live on the prototype, not five new closures. The base fields are serialized once
+ * per logger: a line is the time, level and message, the base's JSON and the call's fields.
  */
 class JsonLogger implements Logger {
+  /** `,"k":v` for each base field, in order (empty for none). */
+  private readonly baseJson: string;
+
   constructor(
     private readonly min: number,
     private readonly base: LogFields,
-    private readonly write: (line: string) => void,
-  ) {}
+    private readonly write: LogWrite,
+  ) {
+    let json = '';
+    for (const k in base) {
+      const v = jsonOf(base[k]);
+      if (v) json += `,${JSON.stringify(k)}:${v}`;
+    }
+    this.baseJson = json;
+  }
 
   private emit(lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields): void {
     if (ORDER[lvl] < this.min) return;
-    const record: LogFields = { time: new Date().toISOString(), level: lvl, msg, ...this.base };
-    if (fields) for (const [k, v] of Object.entries(fields)) record[k] = serialize(v);
-    this.write(JSON.stringify(record, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) + '\n');
+    let line: string;
+    if (fields && needsMerge(this.base, fields)) {
+      // A field that repeats a base field (or time, level, msg) replaces it in place, as an object spread would.
+      const record: LogFields = { time: new Date().toISOString(), level: lvl, msg, ...this.base };
+      for (const k in fields) record[k] = serialize(fields[k]);
+      line = JSON.stringify(record, bigintAsString);
+    } else {
+      line = `{"time":"${new Date().toISOString()}","level":"${lvl}","msg":${JSON.stringify(msg)}${this.baseJson}`;
+      if (fields) {
+        for (const k in fields) {
+          const v = jsonOf(fields[k]);
+          if (v) line += `,${JSON.stringify(k)}:${v}`;
+        }
+      }
+      line += '}';
+    }
+    this.write(line + '\n');
+    if (lvl === 'warn' || lvl === 'error') this.write.flush?.();
   }
 
   debug(msg: string, fields?: LogFields) {
@@ -56,7 +99,58 @@ class JsonLogger implements Logger {
   }
 }
 
-export function createLogger(level: LogLevel, base: LogFields = {}, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+function needsMerge(base: LogFields, fields: LogFields): boolean {
+  for (const k in fields) if (k in base || k === 'time' || k === 'level' || k === 'msg') return true;
+  return false;
+}
+
+/** Held lines are written at the latest when this many characters wait. */
+const BATCH_CHARS = 64 * 1024;
+const flushers = new Set<() => void>();
+let exitHookInstalled = false;
+
+/**
+ * A writer that holds lines and writes them in one call at the end of the current turn of the
+ * event loop (setImmediate), at BATCH_CHARS, on flush(), and when the process exits. The
+ * order of lines is kept: everything goes through the one buffer.
+ */
+export function bufferedSink(out: (chunk: string) => void): LogWrite & { flush: () => void } {
+  let held = '';
+  let scheduled = false;
+  const flush = () => {
+    if (!held) return;
+    const chunk = held;
+    held = '';
+    out(chunk);
+  };
+  const onTurnEnd = () => {
+    scheduled = false;
+    flush();
+  };
+  const write = (line: string) => {
+    held += line;
+    if (held.length >= BATCH_CHARS) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(onTurnEnd);
+    }
+  };
+  flushers.add(flush);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    // 'exit' handlers run synchronously on process.exit() and at the natural end; stderr
+    // writes to a file or a pipe are synchronous, so what is written here is not lost.
+    process.on('exit', flushAllLogs);
+  }
+  return Object.assign(write, { flush });
+}
+
+/** Writes every buffered sink's held lines now (before a write to stderr that bypasses the logger). */
+export function flushAllLogs(): void {
+  for (const f of flushers) f();
+}
+
+export function createLogger(level: LogLevel, base: LogFields = {}, write: LogWrite = (l) => process.stderr.write(l)): Logger {
   return new JsonLogger(ORDER[level], base, write);
 }
 

@@ -16,7 +16,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadConfig, ConfigError, type Config } from './config.ts';
-import { createLogger } from './log.ts';
+import { bufferedSink, createLogger, flushAllLogs } from './log.ts';
 import type { App } from './app.ts';
 import { devnetChains } from './devnet-profile.ts';
 import { acquireDirLock, DirectoryInUseError, type DirLock } from './lib/dir-lock.ts';
@@ -40,7 +40,9 @@ if (!['auto', 'json', 'human'].includes(logFormat)) {
 }
 const human = logFormat === 'human' || (logFormat === 'auto' && !!process.stderr.isTTY);
 const { humanLogLine, banner } = human ? await import('./start/banner.ts') : { humanLogLine: null, banner: null };
-const log = createLogger(config.logLevel, { service: config.serviceName }, humanLogLine ? (line) => process.stderr.write(humanLogLine(line)) : undefined);
+// JSON lines are written in batches, one write per turn of the event loop (src/log.ts); a
+// terminal's human lines one by one.
+const log = createLogger(config.logLevel, { service: config.serviceName }, humanLogLine ? (line) => process.stderr.write(humanLogLine(line)) : bufferedSink((chunk) => process.stderr.write(chunk)));
 
 // Before the data directory, the devnet or the database: a taken port is one line, at once.
 const taken = await findTakenPort([
@@ -48,6 +50,7 @@ const taken = await findTakenPort([
   { host: config.metrics.host, port: config.metrics.port, variable: 'METRICS_PORT' },
 ]);
 if (taken) {
+  flushAllLogs();
   process.stderr.write(`${takenPortLine(taken)}\n`);
   process.exit(1);
 }
@@ -109,6 +112,7 @@ try {
   }
 } catch (e) {
   if (!(e instanceof DirectoryInUseError)) throw e;
+  flushAllLogs();
   process.stderr.write(`paycall: the data directory ${e.message}\n`);
   process.exit(1);
 }
@@ -141,6 +145,7 @@ try {
   }
 } catch (e) {
   if (e instanceof DirectoryInUseError) {
+    flushAllLogs();
     process.stderr.write(`paycall: the data directory ${e.message}\n`);
     process.exit(1);
   }

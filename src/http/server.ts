@@ -16,11 +16,13 @@ import { decodeStrict } from './contract.ts';
 import { parseJsonBody, readBodyLimited } from './read-body.ts';
 import type { Logger } from '../log.ts';
 import { listen } from '../lib/listen.ts';
+import { createLru } from '../lib/lru.ts';
 
 export interface RequestContext {
   requestId: string;
   operationId: string;
   req: IncomingMessage;
+  /** Shared between requests with the same target (server.ts caches them): read it, never modify it. */
   url: URL;
   params: Record<string, string>;
   query: Record<string, string>;
@@ -80,6 +82,10 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
 
   let inFlight = 0;
   let draining: (() => void) | null = null;
+  // Parsed request targets by their text: most requests repeat a few paths, and WHATWG URL
+  // parsing is a measurable share of an unpaid 402 (bench/quote-oop.ts). Shared objects:
+  // nothing may modify ctx.url (the handlers only read pathname, search and origin).
+  const targets = createLru<string, URL>(1024);
 
   const send = (res: ServerResponse, requestId: string, result: HandlerResult, headOnly: boolean) => {
     const headers: Record<string, string> = { 'x-request-id': requestId, ...(result.headers ?? {}) };
@@ -123,7 +129,9 @@ export function createHttpServer(deps: HttpServerDeps): HttpServer {
     let operationId = 'unknown';
     let status = 500;
     try {
-      url = parseTarget(req);
+      const target = req.url ?? '/';
+      url = targets.get(target);
+      if (!url) targets.set(target, (url = parseTarget(target)));
       if (req.httpVersion === '1.1' && req.headers.host === undefined) throw new AppError('bad_request', 400, 'An HTTP/1.1 request needs a Host header.');
       const match = contract.match(req.method ?? 'GET', url.pathname);
       if (match === undefined) throw new AppError('endpoint_not_found', 404, `No endpoint at ${url.pathname}.`, { hint: 'GET /v1/_meta lists the catalog.' });
@@ -334,8 +342,7 @@ export function streamAnswer(body: Readable, res: ServerResponse, cutShort: (err
  * the origin, so `//x` stays a path; absolute-form (`http://host/path`) keeps only its path
  * and query. Anything else (`*`, authority-form) names no operation.
  */
-function parseTarget(req: IncomingMessage): URL {
-  const target = req.url ?? '/';
+function parseTarget(target: string): URL {
   try {
     if (target.startsWith('/')) return new URL(`http://localhost${target}`);
     if (/^https?:\/\//i.test(target)) {

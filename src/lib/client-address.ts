@@ -6,6 +6,7 @@
  * is extended with the peer, as every proxy on the way does.
  */
 import ipaddr from 'ipaddr.js';
+import { createLru } from './lru.ts';
 
 /** A parsed TRUSTED_PROXIES entry: an address and its prefix length. */
 export type TrustedProxy = [ipaddr.IPv4 | ipaddr.IPv6, number];
@@ -62,15 +63,23 @@ const joined = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(
  * the load balancer, which reports it in its own Forwarded element), so this hop's proto is
  * `http`; its host is the Host the service was called with.
  */
+/** Parsed socket peers (a few balancers and clients, over and over). */
+const peers = createLru<string, { address: Address | null; node: string; text: string }>(1024);
+
 export function clientAddressHeaders(
   incoming: Record<string, string | string[] | undefined>,
   peer: string,
   trusted: readonly TrustedProxy[],
 ): Record<string, string> {
-  // The peer is parsed once per forward (ipaddr's parser showed in the proxy-oop profile).
-  const address = normalise(peer);
-  const element = [`for=${forwardedNode(address)}`, 'proto=http', ...(joined(incoming.host) ? [`host=${forwardedValue(joined(incoming.host)!)}`] : [])].join(';');
-  const peerAddress = address?.toString() ?? 'unknown';
+  // A peer is parsed once, not once per forward (ipaddr's parser showed in the proxy profiles).
+  let seen = peers.get(peer);
+  if (!seen) {
+    const parsed = normalise(peer);
+    peers.set(peer, (seen = { address: parsed, node: forwardedNode(parsed), text: parsed?.toString() ?? 'unknown' }));
+  }
+  const { address, node, text: peerAddress } = seen;
+  const host = joined(incoming.host);
+  const element = host ? `for=${node};proto=http;host=${forwardedValue(host)}` : `for=${node};proto=http`;
   const out: Record<string, string> = {};
   if (address && trustedAddress(trusted, address)) {
     for (const name of KEPT_FROM_TRUSTED) {

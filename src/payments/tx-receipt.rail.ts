@@ -15,6 +15,11 @@ export async function settleTxReceipt(deps: RailDeps, req: RailRequest, receipt:
   const { network } = receipt;
   const key = receiptKey(receipt);
   const tx = receipt.kind === 'evm-tx' ? receipt.txHash : receipt.signature;
+  // The request's quotes are read beside the receipt's row (two reads in flight at once, on two
+  // pooled connections: one round trip of waiting instead of two on a new receipt's path). A
+  // replay ignores them.
+  const offersRead = deps.quotes.offers(req.fingerprint);
+  offersRead.catch(() => undefined);
   const known = await deps.gate.check(key, req.fingerprint);
   if (known?.kind === 'replay') return { ok: true, key, tx, payer: '', network, outcome: known };
   // A crashed run taken over by check() was accepted before (consumed with its ledger row).
@@ -24,11 +29,12 @@ export async function settleTxReceipt(deps: RailDeps, req: RailRequest, receipt:
   if (!arrived.ok) return arrived;
 
   // The quotes live at the block decide, at their own amounts: a price changed since is not this payment's.
-  const offer = judgeOffer(arrived.blockTime, arrived.amount, {
-    offers: await deps.quotes.offers(req.fingerprint),
-    maxTimeoutSeconds: TIMEOUT_SECONDS[receipt.scheme],
-    skewSeconds: deps.clockSkewSeconds,
-  });
+  const judge = (offers: Awaited<typeof offersRead>) =>
+    judgeOffer(arrived.blockTime, arrived.amount, { offers, maxTimeoutSeconds: TIMEOUT_SECONDS[receipt.scheme], skewSeconds: deps.clockSkewSeconds });
+  let offer = judge(await offersRead);
+  // Quotes recorded while the chain was read (a re-quote racing its own payment) are seen as
+  // before: a refusal is judged again on the quotes as they are now.
+  if (!offer.ok) offer = judge(await deps.quotes.offers(req.fingerprint));
   if (!offer.ok) return offer;
   const outcome = await deps.gate.consume(key, network, req.fingerprint, req.ledgerFor(network, tx, arrived.payer, arrived.amount, offer.quotedAmount));
   return { ok: true, key, tx, payer: arrived.payer, network, outcome };

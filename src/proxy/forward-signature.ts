@@ -30,11 +30,14 @@ export function createForwardSigner(privateKey: KeyObject, keyid: string): Forwa
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('the forward signing key must be an Ed25519 key');
   if (!/^[\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(keyid)) throw new Error('the forward signing key id must be 1-64 printable characters without quotes or backslashes');
   const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
+  // The fixed parts of every signature base, built once.
+  const componentList = `(${SIGNED_COMPONENTS.map((c) => `"${c}"`).join(' ')})`;
+  const paramsTail = `;keyid="${keyid}";alg="ed25519"`;
   return {
     keyid,
     publicKey: jwk.x as string,
     sign({ method, targetUri, headers }, created = Math.floor(Date.now() / 1000)) {
-      const params = `(${SIGNED_COMPONENTS.map((c) => `"${c}"`).join(' ')});created=${created};keyid="${keyid}";alg="ed25519"`;
+      const params = `${componentList};created=${created}${paramsTail}`;
       const value = (c: (typeof SIGNED_COMPONENTS)[number]) => {
         if (c === '@method') return method.toUpperCase();
         if (c === '@target-uri') return targetUri;

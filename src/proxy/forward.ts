@@ -74,10 +74,21 @@ export interface ForwardAnswer {
 const connectionTokens = (value: string | string[] | undefined) =>
   (Array.isArray(value) ? value.join(',') : (value ?? '')).split(',').map((t) => t.trim().toLowerCase()).filter(Boolean);
 
+// Built once, not per call: the fixed names each direction drops.
+const REQUEST_DROPPED_ALL = new Set<string>([...HOP_BY_HOP, ...REQUEST_DROPPED, ...CLIENT_ADDRESS_HEADERS]);
+const RESPONSE_DROPPED_ALL = new Set<string>([...HOP_BY_HOP, ...RESPONSE_DROPPED]);
+/** The fixed set, plus the names a Connection header lists (rare: only then a new set). */
+const droppedWith = (fixed: Set<string>, connection: string | string[] | undefined): Set<string> => {
+  if (connection === undefined) return fixed;
+  const tokens = connectionTokens(connection).filter((t) => !fixed.has(t));
+  return tokens.length ? new Set([...fixed, ...tokens]) : fixed;
+};
+
 export function forwardedHeaders(input: ForwardInput, signer: ForwardSigner, trustedProxies: readonly TrustedProxy[] = []): Record<string, string> {
-  const dropped = new Set([...HOP_BY_HOP, ...REQUEST_DROPPED, ...CLIENT_ADDRESS_HEADERS, ...connectionTokens(input.headers.connection)]);
+  const dropped = droppedWith(REQUEST_DROPPED_ALL, input.headers.connection);
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(input.headers)) {
+  for (const name in input.headers) {
+    const value = input.headers[name];
     if (value === undefined || dropped.has(name) || name.startsWith('x-paycall-')) continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
@@ -91,13 +102,17 @@ export function forwardedHeaders(input: ForwardInput, signer: ForwardSigner, tru
   // taken over after a crash forwards again). A structured-field string, as the IETF
   // Idempotency-Key draft defines it; any Idempotency-Key the buyer sent is replaced.
   out['idempotency-key'] = `"${input.payment.tx}"`;
-  return { ...out, ...signer.sign({ method: input.method, targetUri: input.upstreamUrl, headers: out }) };
+  const signed = signer.sign({ method: input.method, targetUri: input.upstreamUrl, headers: out });
+  out['signature-input'] = signed['signature-input'];
+  out.signature = signed.signature;
+  return out;
 }
 
 function answerHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const dropped = new Set([...HOP_BY_HOP, ...RESPONSE_DROPPED, ...connectionTokens(headers.connection)]);
+  const dropped = droppedWith(RESPONSE_DROPPED_ALL, headers.connection);
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     const lower = name.toLowerCase();
     if (value === undefined || dropped.has(lower) || isServiceOwned(lower)) continue;
     out[lower] = Array.isArray(value) ? value.join(', ') : value;
