@@ -186,7 +186,7 @@ describe('openapi.yaml is valid OpenAPI 3.1', () => {
       'addSellerEndpoint', 'listSellerEndpoints', 'updateSellerEndpoint', 'deleteSellerEndpoint',
       'resumeSeller', 'getSellerStats', 'getSellerErrors', 'requestPayout', 'solanaFacilitator',
       'getSessionToken', 'listDiscoveryResources', 'searchDiscoveryResources', 'getDocs', 'getDocsAsset', 'getOpenApi', 'mcp',
-      'getCatalogPage', 'getCatalogAsset',
+      'getCatalogPage', 'getCatalogAsset', 'getConsole', 'getConsoleAsset',
     ];
     assert.deepEqual([...ops.map((o) => o.id)].sort(), [...expected].sort());
     assert.deepEqual([...generatedOperationIds], ops.map((o) => o.id));
