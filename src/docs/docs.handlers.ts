@@ -50,11 +50,45 @@ export const docsContentSecurityPolicy = (nonce: string) =>
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 /**
- * Runs before the viewer: Scalar stamps the nonce on its main <style> only, while its toasts
- * and theme add more; stamping every <style> the page creates keeps them within the CSP
- * without 'unsafe-inline' (which would also let injected markup style the page).
+ * Runs before the viewer, so that it stays within the page's CSP without 'unsafe-eval' or
+ * 'unsafe-inline' (which would also let injected markup run or style the page):
+ * - zod (inside the viewer) probes `Function('')` once to choose its JIT compiler, a refused
+ *   eval the browser reports; its global `jitless` setting skips the probe (and the JIT);
+ * - Scalar stamps the nonce on its main <style> only, while its toasts and theme add more:
+ *   every <style> the page creates gets the nonce;
+ * - the viewer sets style attributes from script: a scrollbar-width probe calls
+ *   `setAttribute('style', v)`, and its code highlighter's markup, set as innerHTML, carries
+ *   `style="--line-count: 6; ..."`. Both are applied through the CSS object model instead
+ *   (`element.style.cssText`), which style-src-attr does not govern. Only script already
+ *   running on this page goes that way: style attributes in served or injected markup are
+ *   still refused.
  */
-const STAMP_STYLE_NONCE = `(() => {
+const VIEWER_PRELUDE = `(() => {
+  (globalThis.__zod_globalConfig ??= {}).jitless = true;
+  const setAttribute = Element.prototype.setAttribute;
+  Element.prototype.setAttribute = function (name, value) {
+    if (String(name).toLowerCase() === 'style' && this.style) {
+      this.style.cssText = String(value);
+      return;
+    }
+    return setAttribute.call(this, name, value);
+  };
+  const innerHTML = Object.getOwnPropertyDescriptor(Element.prototype, 'innerHTML');
+  const unescape = (s) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  Object.defineProperty(Element.prototype, 'innerHTML', {
+    ...innerHTML,
+    set(value) {
+      const html = String(value);
+      if (!/\\sstyle="/i.test(html)) return innerHTML.set.call(this, value);
+      const styles = [];
+      const marked = html.replace(/(<[a-z][^<>]*?)\\sstyle="([^"]*)"/gi, (_, open, css) => open + ' data-csp-style="' + (styles.push(css) - 1) + '"');
+      innerHTML.set.call(this, marked);
+      for (const element of this.querySelectorAll('[data-csp-style]')) {
+        element.style.cssText = unescape(styles[Number(element.getAttribute('data-csp-style'))] ?? '');
+        element.removeAttribute('data-csp-style');
+      }
+    },
+  });
   const nonce = document.querySelector('meta[property=csp-nonce]')?.content;
   if (!nonce) return;
   const createElement = Document.prototype.createElement;
@@ -65,6 +99,17 @@ const STAMP_STYLE_NONCE = `(() => {
   };
 })();
 `;
+
+/** The example receipt of openapi.yaml (the xPayment scheme): base64url of {x402Version, scheme, network, payload: {tx_hash}}. */
+const EXAMPLE_RECEIPT =
+  'eyJ4NDAyVmVyc2lvbiI6MSwic2NoZW1lIjoiZXhhY3QiLCJuZXR3b3JrIjoiYmFzZSIsInBheWxvYWQiOnsidHhfaGFzaCI6IjB4OWYzYjJjMWQ0ZTVmNmE3YjhjOWQwZTFmMmEzYjRjNWQ2ZTdmOGE5YjBjMWQyZTNmNGE1YjZjN2Q4ZTlmMGExYiJ9fQ';
+
+/**
+ * The page names its icon: without one a browser asks for /favicon.ico, which this service
+ * answers 404 (a failed request in the console of every visit). A data: URL (img-src allows
+ * it) costs no request at all.
+ */
+const ICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1d4ed8"/><path d="M9 9h14v3H9zm0 6h14v3H9zm0 6h9v3H9z" fill="#fff"/></svg>')}`;
 
 function page(deps: { serviceName: string; script: string; nonce: string }): string {
   const config = {
@@ -79,6 +124,9 @@ function page(deps: { serviceName: string; script: string; nonce: string }): str
     showDeveloperTools: 'never',
     // Some 30 operations: the sidebar can list them all, a reader scans rather than clicks.
     defaultOpenAllTags: true,
+    // Request samples show the payment header with the contract's example receipt (the
+    // xPayment scheme's description) rather than Scalar's YOUR_SECRET_TOKEN placeholder.
+    authentication: { preferredSecurityScheme: 'xPayment', securitySchemes: { xPayment: { value: EXAMPLE_RECEIPT } } },
   };
   return `<!doctype html>
 <html lang="en">
@@ -87,6 +135,7 @@ function page(deps: { serviceName: string; script: string; nonce: string }): str
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta property="csp-nonce" content="${deps.nonce}">
 <title>${escapeAttr(deps.serviceName)} API reference</title>
+<link rel="icon" href="${ICON}">
 </head>
 <body>
 <div id="api-reference" data-configuration='${escapeAttr(JSON.stringify(config))}'></div>
@@ -100,7 +149,7 @@ export function createDocsHandlers(deps: DocsDeps): Partial<Record<OperationId, 
   const script = `scalar-api-reference-${deps.viewer.version}.js`;
   // Read once: both files change only with a deploy (a new contract, a new package version).
   const contract = readFileSync(deps.contractFile);
-  const bundle = Buffer.concat([Buffer.from(STAMP_STYLE_NONCE), readFileSync(deps.viewer.file)]);
+  const bundle = Buffer.concat([Buffer.from(VIEWER_PRELUDE), readFileSync(deps.viewer.file)]);
   return {
     getDocs: async () => {
       const nonce = randomBytes(16).toString('base64');

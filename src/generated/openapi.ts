@@ -2587,23 +2587,12 @@ export interface components {
   };
   parameters: {
     /**
-     * @description Payment proof: base64url (alphabet `-_`, no `=` padding; standard base64 also accepted)
-     *     of the JSON `PaymentReceipt`. Omit it (and `X-Session-Token`) to get the quote.
-     * @example eyJ4NDAyVmVyc2lvbiI6MSwic2NoZW1lIjoiZXhhY3QiLCJuZXR3b3JrIjoiYmFzZSIsInBheWxvYWQiOnsidHhfaGFzaCI6IjB4OWYzYjJjMWQ0ZTVmNmE3YjhjOWQwZTFmMmEzYjRjNWQ2ZTdmOGE5YjBjMWQyZTNmNGE1YjZjN2Q4ZTlmMGExYiJ9fQ
-     */
-    XPayment: string;
-    /**
      * @description x402 v2 payment proof: base64 of the JSON v2 `PaymentPayload` (`x402Version` 2,
      *     `accepted` echoing the chosen entry of the `PAYMENT-REQUIRED` header, `payload` as in the
      *     v1 `exact` scheme: `{signature, authorization}` on EVM, `{transaction}` on Solana).
      *     Verified through the same rails as `X-Payment`.
      */
     PaymentSignature: string;
-    /**
-     * @description Gasless EVM payment (the `transfer-with-authorization` rail): base64url (no padding) of
-     *     the JSON `SessionToken`.
-     */
-    XSessionToken: string;
     /**
      * @description The seller's wallet, an EVM address (`0x` + 40 hex) or a Solana address (base58).
      * @example 0x2d4C407BBe49438ED859fe965b140dcF1aaB71a9
@@ -2864,9 +2853,7 @@ export type ResponseSellerReadUnauthorized = components['responses']['SellerRead
 export type ResponseSellerWriteUnauthorized = components['responses']['SellerWriteUnauthorized'];
 export type ResponseRateLimited = components['responses']['RateLimited'];
 export type ResponseInternalError = components['responses']['InternalError'];
-export type ParameterXPayment = components['parameters']['XPayment'];
 export type ParameterPaymentSignature = components['parameters']['PaymentSignature'];
-export type ParameterXSessionToken = components['parameters']['XSessionToken'];
 export type ParameterWalletPath = components['parameters']['WalletPath'];
 export type ParameterEndpointIdPath = components['parameters']['EndpointIdPath'];
 export type ParameterSig = components['parameters']['Sig'];
@@ -2900,17 +2887,6 @@ export interface operations {
         page_anchors?: "comment" | "none";
       };
       header?: {
-        /**
-         * @description Payment proof: base64url (alphabet `-_`, no `=` padding; standard base64 also accepted)
-         *     of the JSON `PaymentReceipt`. Omit it (and `X-Session-Token`) to get the quote.
-         * @example eyJ4NDAyVmVyc2lvbiI6MSwic2NoZW1lIjoiZXhhY3QiLCJuZXR3b3JrIjoiYmFzZSIsInBheWxvYWQiOnsidHhfaGFzaCI6IjB4OWYzYjJjMWQ0ZTVmNmE3YjhjOWQwZTFmMmEzYjRjNWQ2ZTdmOGE5YjBjMWQyZTNmNGE1YjZjN2Q4ZTlmMGExYiJ9fQ
-         */
-        "X-Payment"?: components["parameters"]["XPayment"];
-        /**
-         * @description Gasless EVM payment (the `transfer-with-authorization` rail): base64url (no padding) of
-         *     the JSON `SessionToken`.
-         */
-        "X-Session-Token"?: components["parameters"]["XSessionToken"];
         /**
          * @description x402 v2 payment proof: base64 of the JSON v2 `PaymentPayload` (`x402Version` 2,
          *     `accepted` echoing the chosen entry of the `PAYMENT-REQUIRED` header, `payload` as in the
@@ -2954,17 +2930,6 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Payment proof: base64url (alphabet `-_`, no `=` padding; standard base64 also accepted)
-         *     of the JSON `PaymentReceipt`. Omit it (and `X-Session-Token`) to get the quote.
-         * @example eyJ4NDAyVmVyc2lvbiI6MSwic2NoZW1lIjoiZXhhY3QiLCJuZXR3b3JrIjoiYmFzZSIsInBheWxvYWQiOnsidHhfaGFzaCI6IjB4OWYzYjJjMWQ0ZTVmNmE3YjhjOWQwZTFmMmEzYjRjNWQ2ZTdmOGE5YjBjMWQyZTNmNGE1YjZjN2Q4ZTlmMGExYiJ9fQ
-         */
-        "X-Payment"?: components["parameters"]["XPayment"];
-        /**
-         * @description Gasless EVM payment (the `transfer-with-authorization` rail): base64url (no padding) of
-         *     the JSON `SessionToken`.
-         */
-        "X-Session-Token"?: components["parameters"]["XSessionToken"];
-        /**
          * @description x402 v2 payment proof: base64 of the JSON v2 `PaymentPayload` (`x402Version` 2,
          *     `accepted` echoing the chosen entry of the `PAYMENT-REQUIRED` header, `payload` as in the
          *     v1 `exact` scheme: `{signature, authorization}` on EVM, `{transaction}` on Solana).
@@ -3007,17 +2972,6 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Payment proof: base64url (alphabet `-_`, no `=` padding; standard base64 also accepted)
-         *     of the JSON `PaymentReceipt`. Omit it (and `X-Session-Token`) to get the quote.
-         * @example eyJ4NDAyVmVyc2lvbiI6MSwic2NoZW1lIjoiZXhhY3QiLCJuZXR3b3JrIjoiYmFzZSIsInBheWxvYWQiOnsidHhfaGFzaCI6IjB4OWYzYjJjMWQ0ZTVmNmE3YjhjOWQwZTFmMmEzYjRjNWQ2ZTdmOGE5YjBjMWQyZTNmNGE1YjZjN2Q4ZTlmMGExYiJ9fQ
-         */
-        "X-Payment"?: components["parameters"]["XPayment"];
-        /**
-         * @description Gasless EVM payment (the `transfer-with-authorization` rail): base64url (no padding) of
-         *     the JSON `SessionToken`.
-         */
-        "X-Session-Token"?: components["parameters"]["XSessionToken"];
-        /**
          * @description x402 v2 payment proof: base64 of the JSON v2 `PaymentPayload` (`x402Version` 2,
          *     `accepted` echoing the chosen entry of the `PAYMENT-REQUIRED` header, `payload` as in the
          *     v1 `exact` scheme: `{signature, authorization}` on EVM, `{transaction}` on Solana).
@@ -3059,17 +3013,6 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Payment proof: base64url (alphabet `-_`, no `=` padding; standard base64 also accepted)
-         *     of the JSON `PaymentReceipt`. Omit it (and `X-Session-Token`) to get the quote.
-         * @example eyJ4NDAyVmVyc2lvbiI6MSwic2NoZW1lIjoiZXhhY3QiLCJuZXR3b3JrIjoiYmFzZSIsInBheWxvYWQiOnsidHhfaGFzaCI6IjB4OWYzYjJjMWQ0ZTVmNmE3YjhjOWQwZTFmMmEzYjRjNWQ2ZTdmOGE5YjBjMWQyZTNmNGE1YjZjN2Q4ZTlmMGExYiJ9fQ
-         */
-        "X-Payment"?: components["parameters"]["XPayment"];
-        /**
-         * @description Gasless EVM payment (the `transfer-with-authorization` rail): base64url (no padding) of
-         *     the JSON `SessionToken`.
-         */
-        "X-Session-Token"?: components["parameters"]["XSessionToken"];
         /**
          * @description x402 v2 payment proof: base64 of the JSON v2 `PaymentPayload` (`x402Version` 2,
          *     `accepted` echoing the chosen entry of the `PAYMENT-REQUIRED` header, `payload` as in the
@@ -3125,17 +3068,6 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /**
-         * @description Payment proof: base64url (alphabet `-_`, no `=` padding; standard base64 also accepted)
-         *     of the JSON `PaymentReceipt`. Omit it (and `X-Session-Token`) to get the quote.
-         * @example eyJ4NDAyVmVyc2lvbiI6MSwic2NoZW1lIjoiZXhhY3QiLCJuZXR3b3JrIjoiYmFzZSIsInBheWxvYWQiOnsidHhfaGFzaCI6IjB4OWYzYjJjMWQ0ZTVmNmE3YjhjOWQwZTFmMmEzYjRjNWQ2ZTdmOGE5YjBjMWQyZTNmNGE1YjZjN2Q4ZTlmMGExYiJ9fQ
-         */
-        "X-Payment"?: components["parameters"]["XPayment"];
-        /**
-         * @description Gasless EVM payment (the `transfer-with-authorization` rail): base64url (no padding) of
-         *     the JSON `SessionToken`.
-         */
-        "X-Session-Token"?: components["parameters"]["XSessionToken"];
         /**
          * @description x402 v2 payment proof: base64 of the JSON v2 `PaymentPayload` (`x402Version` 2,
          *     `accepted` echoing the chosen entry of the `PAYMENT-REQUIRED` header, `payload` as in the
