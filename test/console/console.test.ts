@@ -6,7 +6,8 @@
  * other client. Through the page the seller connects, registers a slug paid on polygon, sees a
  * broken upstream refused with the probe's reason, publishes an endpoint against a real local
  * upstream and sees it go active, changes its price, deletes another, issues and revokes a key;
- * a test buyer pays a call on the devnet; the page shows the earning (figures and chart), and a
+ * a test buyer pays a call on the devnet, and a second one the upstream fails (undelivered); the
+ * page shows the earning (figures and charts, the failure in the health chart), and a
  * requested payout confirmed on the devnet (USDC read back from the chain).
  *
  * The test fails on any console error, failed request, response >= 400 other than the two the
@@ -35,7 +36,7 @@ let upstream: TestUpstream;
 
 before(async () => {
   upstream = await startUpstream();
-  env = await startPaidTestEnv('console_page', { ...FAST_LIFECYCLE_ENV, ALLOW_LOCAL_UPSTREAMS: '1', PAYOUT_POLL_MS: '50', PAYOUT_RETRY_BASE_MS: '200' });
+  env = await startPaidTestEnv('console_page', { ...FAST_LIFECYCLE_ENV, ALLOW_LOCAL_UPSTREAMS: '1', PAYOUT_POLL_MS: '50', PAYOUT_RETRY_BASE_MS: '200', UPSTREAM_RETRY_WINDOW_MS: '500', UPSTREAM_RETRY_BASE_MS: '50' });
 });
 after(async () => {
   await env?.close();
@@ -237,10 +238,18 @@ test('the console in Chromium: connect, register, publish, active, price, delete
     const paid = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-session-token': sessionToken('base', auth) }, body: '{"q":1}' });
     assert.equal(paid.status, 200, await paid.clone().text());
     assert.deepEqual(await paid.json(), { ok: true, path: '/echo' });
+    // A second paid call the upstream fails (503): undelivered, the seller earns nothing for it,
+    // and the endpoint's error is counted for the health chart.
+    upstream.rules.set('/echo', 'fail');
+    const auth2 = await signEip3009Authorization({ chainId: base.chainId, usdc: base.usdc, privateKey: devnet.info.accounts[0].evmPrivateKey, to: base.payTo, value: 30_000n });
+    const failed = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-session-token': sessionToken('base', auth2) }, body: '{"q":2}' });
+    assert.equal(failed.status, 502, await failed.clone().text());
+    upstream.rules.delete('/echo');
 
     // The page shows the earning exactly: the ledger's net of the 30000 paid (after the take).
-    const [row] = (await sql.query(`select net::text as net, delivery from payment where seller_id = $1`, [seller.id])).rows;
-    assert.equal(row.delivery, 'delivered');
+    const rows = (await sql.query(`select net::text as net, delivery from payment where seller_id = $1 order by id`, [seller.id])).rows;
+    assert.deepEqual(rows.map((r) => r.delivery), ['delivered', 'undelivered']);
+    const row = rows[0];
     const earned = usdc(BigInt(row.net));
     assert.ok(BigInt(row.net) > 0n && BigInt(row.net) < 30_000n);
     await page.click('#refresh');
@@ -248,7 +257,9 @@ test('the console in Chromium: connect, register, publish, active, price, delete
     const earningBars = await page.locator('#chart-earnings rect.series-0 title').allTextContents();
     assert.ok(earningBars.some((b) => b.endsWith(`net earned: ${earned}`)), earningBars.join(' | '));
     const callBars = await page.locator('#chart-calls rect title').allTextContents();
-    assert.ok(callBars.some((b) => b.endsWith('calls: 1')) && callBars.some((b) => b.endsWith('undelivered: 0')), callBars.join(' | '));
+    assert.ok(callBars.some((b) => b.endsWith('calls: 2')) && callBars.some((b) => b.endsWith('undelivered: 1')), callBars.join(' | '));
+    const errorBars = await page.locator('#chart-errors rect.series-0 title').allTextContents();
+    assert.ok(errorBars.some((b) => /errors: [1-9]\d*$/.test(b)), errorBars.join(' | '));
 
     // Keys: issue one (its secret shown once), see its prefix, revoke it.
     await page.fill('#issue-form input[name=label]', 'reporting bot');
@@ -265,6 +276,7 @@ test('the console in Chromium: connect, register, publish, active, price, delete
     await keyRow.getByRole('button', { name: 'Revoke' }).click();
     await keyRow.getByRole('button', { name: 'Confirm revoke' }).click();
     await until('the key revoked', async () => ((await keyRow.locator('td').nth(4).textContent()) ?? '').startsWith('revoked'));
+    assert.equal(await page.locator('#new-key').isVisible(), false, 'a revoked key is no longer shown');
     assert.ok((await sql.query('select revoked_at from api_key where label = $1', ['reporting bot'])).rows[0].revoked_at);
 
     // A payout: requested on the page, sent and confirmed on polygon, seen on the page.
