@@ -75,7 +75,7 @@ function page(deps: ConsoleDeps): string {
 <section id="register-section" aria-labelledby="register-h" hidden>
 <h2 id="register-h">Register as a seller</h2>
 <form id="register-form">
-<label>Slug <input name="slug" required pattern="[a-z0-9-]{3,32}" autocomplete="off" placeholder="acme-ocr"></label>
+<label>Slug <input name="slug" required pattern="[a-z0-9\\-]{3,32}" autocomplete="off" placeholder="acme-ocr"></label>
 <label>Payout chain <select name="payout_chain">${chains}</select></label>
 <button type="submit">Sign and register</button>
 </form>
@@ -99,7 +99,7 @@ function page(deps: ConsoleDeps): string {
 <h3 id="publish-h">Publish an endpoint</h3>
 <form id="publish-form" aria-labelledby="publish-h">
 <label>Path suffix <input name="path_suffix" required autocomplete="off" placeholder="parse-receipt"></label>
-<label>Upstream URL <input name="upstream_url" type="url" required placeholder="https://api.example.com/v2/receipt"></label>
+<label>Upstream URL <input name="upstream_url" type="url" required placeholder="your API's HTTPS URL"></label>
 <label>Price (USDC) <input name="price" required inputmode="decimal" pattern="[0-9]+(\\.[0-9]{1,6})?" placeholder="0.02"></label>
 <label>Unit <input name="unit" required value="request"></label>
 <label>Description <input name="desc" required></label>

@@ -254,7 +254,8 @@ test('wallet commands: --help everywhere, bad usage is exit 2', async () => {
   assert.equal((await paycall(['seller', 'update', '1'])).code, 2, 'no change given');
   assert.equal((await paycall(['seller', 'publish', 'x', '--upstream', 'https://a.example', '--desc', 'd', '--price', '0'])).code, 2, 'price 0');
   assert.equal((await paycall(['seller', 'delete', 'one'])).code, 2, 'id not a number');
-  assert.equal((await paycall(['keys', 'list'])).code, 2, 'no API key');
+  // Without --api-key the listing is signed with the wallet key: a bad one is a usage error.
+  assert.equal((await paycall(['keys', 'list'], { env: { PAYCALL_WALLET_KEY: 'not-a-key' } })).code, 2, 'no API key, a bad wallet key');
   const badKey = await paycall(['account'], { env: { PAYCALL_WALLET_KEY: 'not-a-key' } });
   assert.equal(badKey.code, 2);
   assert.match(badKey.stderr, /neither an EVM private key/);

@@ -194,6 +194,11 @@ function renderKeys(keys) {
           confirmButton('Revoke', async (b) => {
             const revoked = await act(b, `Revoking key ${k.id}`, () => api.revokeKey(k.id));
             if (revoked) {
+              // A revoked key's secret is of no use: stop showing it.
+              if ($('new-key').dataset.id === String(k.id)) {
+                $('new-key').hidden = true;
+                $('new-key').textContent = '';
+              }
               const listed = await act(null, 'Reading API keys', () => api.keys());
               if (listed) renderKeys(listed.keys);
               say(`Key ${k.id} revoked.`, 'ok');
@@ -259,7 +264,9 @@ $('issue-form').addEventListener('submit', async (ev) => {
   if (!issued) return;
   const shown = $('new-key');
   shown.textContent = `${issued.api_key} (${issued.warning})`;
+  shown.dataset.id = String(issued.id);
   shown.hidden = false;
+  ev.target.reset();
   const listed = await act(null, 'Reading API keys', () => api.keys());
   if (listed) renderKeys(listed.keys);
   say(`Key ${issued.id} issued.`, 'ok');
@@ -268,7 +275,8 @@ $('issue-form').addEventListener('submit', async (ev) => {
 $('payout').addEventListener('click', async () => {
   const payout = await act($('payout'), 'Requesting a payout', () => api.payout());
   if (!payout) return;
-  say(`Payout ${payout.id} of ${formatUsdc(payout.amount_atomic)} USDC on ${payout.chain}: ${payout.status}.`, 'ok');
   const account = await act(null, 'Reading the account', () => api.account());
   if (account) renderAccount(account);
+  // Said last: the reads above announce themselves on the same line.
+  say(`Payout ${payout.id} of ${formatUsdc(payout.amount_atomic)} USDC on ${payout.chain}: ${payout.status}.`, 'ok');
 });
