@@ -14,8 +14,11 @@
  * - pdf-md: this checkout's src/ (and, with `--before <git revision>`, that revision's src/
  *   beside it, from `git archive` into a temporary directory sharing node_modules);
  * - pdftotext and pdftotext -layout (poppler-utils; installed with apt-get when missing and root);
- * - @llamaindex/liteparse (Markdown output, OCR off) when LITEPARSE_DIR names a folder where it
- *   is installed (`npm i @llamaindex/liteparse` there; it is not a dependency of this project).
+ * - @llamaindex/liteparse (Apache-2.0; Markdown output, OCR off): not a dependency of this
+ *   project. With `--liteparse` the bench installs LITEPARSE_VERSION on demand (`npm install
+ *   --prefix`, as bench/quote-oop.ts does for the reference x402 server) into
+ *   ~/.cache/paycall/liteparse (or LITEPARSE_DIR), outside the repository; an existing install
+ *   there is reused.
  *
  *   npx tsx bench/pdf-md.ts [rounds] [--before <rev>] [--failures] [--no-parallel]
  */
@@ -38,6 +41,23 @@ const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 3);
 const beforeRev = args.includes('--before') ? args[args.indexOf('--before') + 1] : null;
 const showFailures = args.includes('--failures');
 const parallel = !args.includes('--no-parallel');
+const LITEPARSE_VERSION = '2.14.7';
+const liteparseDir = process.env.LITEPARSE_DIR ?? (args.includes('--liteparse') ? path.join(os.homedir(), '.cache/paycall/liteparse') : null);
+
+/** The liteparse entry point, installed into liteparseDir on demand; null with the reason printed. */
+function liteparseEntry(): string | null {
+  if (!liteparseDir) return null;
+  const entry = path.join(liteparseDir, 'node_modules/@llamaindex/liteparse/dist/lib.js');
+  if (!existsSync(entry)) {
+    try {
+      execFileSync('npm', ['install', '--prefix', liteparseDir, '--no-audit', '--no-fund', '--loglevel=error', `@llamaindex/liteparse@${LITEPARSE_VERSION}`], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
+    } catch (e) {
+      console.log(`liteparse: npm install into ${liteparseDir} failed: ${String((e as { stderr?: Buffer }).stderr ?? e).trim().split('\n').slice(-2).join(' ')}`);
+      return null;
+    }
+  }
+  return existsSync(entry) ? entry : null;
+}
 const cores = os.availableParallelism();
 
 type Convert = (doc: { name: string; file: string; pdf: Buffer }) => Promise<string>;
@@ -148,13 +168,13 @@ async function main() {
     results.push(await measure('pdftotext', ptt, pages, ptt));
     results.push(await measure('pdftotext -layout', pttLayout, pages, pttLayout));
   }
-  const lpDir = process.env.LITEPARSE_DIR;
-  const lpEntry = lpDir ? path.join(lpDir, 'node_modules/@llamaindex/liteparse/dist/lib.js') : '';
-  if (lpDir && existsSync(lpEntry)) {
+  const lpEntry = liteparseEntry();
+  if (lpEntry) {
     const { LiteParse } = await import(pathToFileURL(lpEntry).href);
     const parser = new LiteParse({ ocrEnabled: false, outputFormat: 'markdown' });
-    results.push(await measure('liteparse (markdown, OCR off)', async (d) => (await parser.parse(d.file)).text as string, pages));
-  } else console.log('liteparse: skipped (set LITEPARSE_DIR to a folder with @llamaindex/liteparse installed)\n');
+    const lp: Convert = async (d) => (await parser.parse(d.file)).text as string;
+    results.push(await measure(`liteparse ${LITEPARSE_VERSION} (markdown, OCR off)`, lp, pages, lp));
+  } else console.log('liteparse: skipped (--liteparse installs it into ~/.cache/paycall/liteparse, or set LITEPARSE_DIR)\n');
 
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
   const table = (title: string, pick: (r: Result) => QualityReport, speed: boolean) => {
