@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
 import type { OperationId } from '../generated/operation-ids.ts';
@@ -100,9 +101,14 @@ const VIEWER_PRELUDE = `(() => {
 })();
 `;
 
-/** The example receipt of openapi.yaml (the xPayment scheme): base64url of {x402Version, scheme, network, payload: {tx_hash}}. */
-const EXAMPLE_RECEIPT =
-  'eyJ4NDAyVmVyc2lvbiI6MSwic2NoZW1lIjoiZXhhY3QiLCJuZXR3b3JrIjoiYmFzZSIsInBheWxvYWQiOnsidHhfaGFzaCI6IjB4OWYzYjJjMWQ0ZTVmNmE3YjhjOWQwZTFmMmEzYjRjNWQ2ZTdmOGE5YjBjMWQyZTNmNGE1YjZjN2Q4ZTlmMGExYiJ9fQ';
+/**
+ * The example receipt the contract gives in the xPayment scheme's description (base64url of
+ * {x402Version, scheme, network, payload: {tx_hash}}), for the request samples; null if none.
+ */
+export function exampleReceipt(contract: string): string | null {
+  const doc = parse(contract) as { components?: { securitySchemes?: { xPayment?: { description?: string } } } };
+  return /`(eyJ[A-Za-z0-9_-]+)`/.exec(doc.components?.securitySchemes?.xPayment?.description ?? '')?.[1] ?? null;
+}
 
 /**
  * The page names its icon: without one a browser asks for /favicon.ico, which this service
@@ -111,7 +117,7 @@ const EXAMPLE_RECEIPT =
  */
 const ICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1d4ed8"/><path d="M9 9h14v3H9zm0 6h14v3H9zm0 6h9v3H9z" fill="#fff"/></svg>')}`;
 
-function page(deps: { serviceName: string; script: string; nonce: string }): string {
+function page(deps: { serviceName: string; script: string; nonce: string; receipt: string | null }): string {
   const config = {
     url: '/openapi.yaml',
     // Each default below would reach another host: fonts, telemetry, the hosted client, the
@@ -126,7 +132,7 @@ function page(deps: { serviceName: string; script: string; nonce: string }): str
     defaultOpenAllTags: true,
     // Request samples show the payment header with the contract's example receipt (the
     // xPayment scheme's description) rather than Scalar's YOUR_SECRET_TOKEN placeholder.
-    authentication: { preferredSecurityScheme: 'xPayment', securitySchemes: { xPayment: { value: EXAMPLE_RECEIPT } } },
+    ...(deps.receipt ? { authentication: { preferredSecurityScheme: 'xPayment', securitySchemes: { xPayment: { value: deps.receipt } } } } : {}),
   };
   return `<!doctype html>
 <html lang="en">
@@ -149,6 +155,7 @@ export function createDocsHandlers(deps: DocsDeps): Partial<Record<OperationId, 
   const script = `scalar-api-reference-${deps.viewer.version}.js`;
   // Read once: both files change only with a deploy (a new contract, a new package version).
   const contract = readFileSync(deps.contractFile);
+  const receipt = exampleReceipt(contract.toString('utf8'));
   const bundle = Buffer.concat([Buffer.from(VIEWER_PRELUDE), readFileSync(deps.viewer.file)]);
   return {
     getDocs: async () => {
@@ -162,7 +169,7 @@ export function createDocsHandlers(deps: DocsDeps): Partial<Record<OperationId, 
           'x-content-type-options': 'nosniff',
           'referrer-policy': 'no-referrer',
         },
-        body: page({ serviceName: deps.serviceName, script, nonce }),
+        body: page({ serviceName: deps.serviceName, script, nonce, receipt }),
       };
     },
     getDocsAsset: async (ctx) => {

@@ -121,6 +121,10 @@ test('/docs renders every tag and operations in headless Chromium with no reques
     await page.reload({ waitUntil: 'networkidle' });
     await page.getByText(summaries[0], { exact: true }).first().waitFor({ timeout: 30_000 });
 
+    // The browser asks for /favicon.ico (a 404 here) when a page names no icon; it does not
+    // while requests are routed, so check that the page names one, which needs no request.
+    assert.match((await page.locator('link[rel=icon]').getAttribute('href')) ?? '', /^data:image\/svg\+xml,/, 'the page names its icon');
+
     assert.deepEqual(problems, [], 'no console error, failed request, error status or off-host request');
     // Everything the page loads, styles or runs stays within the CSP (no exception: the viewer's
     // eval probe and style attributes are handled before it runs, docs.handlers.ts).
