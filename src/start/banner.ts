@@ -36,6 +36,7 @@ export function banner(b: BannerInput): string {
     '',
     `  catalog      ${b.url}/`,
     `  API docs     ${b.url}/docs`,
+    `  console      ${b.url}/console  (sellers, with an EVM browser wallet)`,
     ...(buyer
       ? [
           `  test wallet  ${buyer.evm} (Base, Polygon)`,

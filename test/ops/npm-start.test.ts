@@ -169,6 +169,7 @@ test('npm start on a terminal prints a banner: catalog, /docs, the funded test w
   assert.ok(url, out);
   assert.match(out, /^paycall \d+\.\d+\.\d+ is up \(devnet profile, embedded PGlite in .+\)$/m);
   assert.match(out, new RegExp(`^ {2}API docs +${url}/docs$`, 'm'));
+  assert.match(out, new RegExp(`^ {2}console +${url}/console `, 'm'));
   const info = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
   const { privateKeyToAccount } = await import('viem/accounts');
   assert.match(out, new RegExp(`^ {2}test wallet +${privateKeyToAccount(info.accounts[0].evmPrivateKey).address} \\(Base, Polygon\\)$`, 'm'));
