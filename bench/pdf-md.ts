@@ -20,10 +20,10 @@
  *   ~/.cache/paycall/liteparse (or LITEPARSE_DIR), outside the repository; an existing install
  *   there is reused.
  *
- *   npx tsx bench/pdf-md.ts [rounds] [--before <rev>] [--failures] [--no-parallel]
+ *   npx tsx bench/pdf-md.ts [rounds] [--before <rev>] [--failures] [--no-parallel] [--liteparse] [--verbose]
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -38,6 +38,8 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
 const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 3);
+// liteparse logs its stage timings on stdout: kept out of the report unless asked for.
+const quietLiteparse = !args.includes('--verbose');
 const beforeRev = args.includes('--before') ? args[args.indexOf('--before') + 1] : null;
 const showFailures = args.includes('--failures');
 const parallel = !args.includes('--no-parallel');
@@ -67,6 +69,8 @@ interface Result {
   report: QualityReport;
   holdout: QualityReport;
   pagesPerSecond: number;
+  /** Pages per CPU-second, one document at a time (this process's CPU for pdf-md and liteparse, the children's for pdftotext): steadier than wall time on a shared machine. */
+  pagesPerCpuSecond: number;
   /** `cores` documents at once; null when not measured. */
   parallelPagesPerSecond: number | null;
 }
@@ -101,10 +105,13 @@ function ensurePoppler(): boolean {
 async function measure(name: string, convert: Convert, pages: number, convertMany?: Convert): Promise<Result> {
   const outputs = new Map<string, string>();
   let best = Infinity;
+  let bestCpu = Infinity;
   for (let r = 0; r < rounds; r++) {
     const t0 = performance.now();
+    const c0 = cpuSeconds();
     for (const d of docs) outputs.set(d.name, await convert(d));
     best = Math.min(best, performance.now() - t0);
+    bestCpu = Math.min(bestCpu, cpuSeconds() - c0);
   }
   let bestParallel = Infinity;
   if (parallel && convertMany) {
@@ -124,8 +131,26 @@ async function measure(name: string, convert: Convert, pages: number, convertMan
     report: scoreOutputs(outputs),
     holdout: scoreOutputs(held, HOLDOUT_CASES),
     pagesPerSecond: pages / (best / 1000),
+    pagesPerCpuSecond: pages / Math.max(0.001, bestCpu),
     parallelPagesPerSecond: bestParallel === Infinity ? null : pages / (bestParallel / 1000),
   };
+}
+
+/**
+ * CPU seconds of this process (all threads) plus those of its waited-for children (the
+ * pdftotext processes), from /proc/self/stat: fields utime+stime and cutime+cstime.
+ */
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  let children = 0;
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    children = (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    // Not Linux: this process only.
+  }
+  return (u.user + u.system) / 1e6 + children;
 }
 
 /** pdf-md through a tool pool of `cores` workers: the paid path's engine, documents side by side. */
@@ -171,7 +196,7 @@ async function main() {
   const lpEntry = liteparseEntry();
   if (lpEntry) {
     const { LiteParse } = await import(pathToFileURL(lpEntry).href);
-    const parser = new LiteParse({ ocrEnabled: false, outputFormat: 'markdown' });
+    const parser = new LiteParse({ ocrEnabled: false, outputFormat: 'markdown', quiet: quietLiteparse });
     const lp: Convert = async (d) => (await parser.parse(d.file)).text as string;
     results.push(await measure(`liteparse ${LITEPARSE_VERSION} (markdown, OCR off)`, lp, pages, lp));
   } else console.log('liteparse: skipped (--liteparse installs it into ~/.cache/paycall/liteparse, or set LITEPARSE_DIR)\n');
@@ -179,11 +204,11 @@ async function main() {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
   const table = (title: string, pick: (r: Result) => QualityReport, speed: boolean) => {
     console.log(title);
-    console.log(['converter'.padEnd(30), ...CATEGORIES.map((c) => c.padStart(12)), 'overall'.padStart(14), ...(speed ? ['pages/s'.padStart(9), `x${cores} p/s`.padStart(9)] : [])].join(''));
+    console.log(['converter'.padEnd(30), ...CATEGORIES.map((c) => c.padStart(12)), 'overall'.padStart(14), ...(speed ? ['pages/s'.padStart(9), `x${cores} p/s`.padStart(9), 'p/CPU-s'.padStart(9)] : [])].join(''));
     for (const r of results) {
       const q = pick(r);
       const cells = CATEGORIES.map((c) => (q.byCategory[c].total ? `${q.byCategory[c].passed}/${q.byCategory[c].total}`.padStart(6) + pct(rate(q.byCategory[c])).slice(1) : '-'));
-      const speeds = speed ? [r.pagesPerSecond.toFixed(0).padStart(9), (r.parallelPagesPerSecond?.toFixed(0) ?? '-').padStart(9)] : [];
+      const speeds = speed ? [r.pagesPerSecond.toFixed(0).padStart(9), (r.parallelPagesPerSecond?.toFixed(0) ?? '-').padStart(9), r.pagesPerCpuSecond.toFixed(0).padStart(9)] : [];
       console.log([r.name.padEnd(30), ...cells.map((c) => c.padStart(12)), `${q.overall.passed}/${q.overall.total} ${pct(rate(q.overall)).trim()}`.padStart(14), ...speeds].join(''));
     }
     console.log('');
@@ -194,6 +219,7 @@ async function main() {
   const ptt = results.find((r) => r.name === 'pdftotext');
   if (ptt) {
     console.log(`pdf-md / pdftotext pages per second, one document at a time: ${(ours.pagesPerSecond / ptt.pagesPerSecond).toFixed(2)}x`);
+    console.log(`pdf-md / pdftotext pages per CPU-second, one document at a time: ${(ours.pagesPerCpuSecond / ptt.pagesPerCpuSecond).toFixed(2)}x`);
     if (ours.parallelPagesPerSecond && ptt.parallelPagesPerSecond) console.log(`pdf-md / pdftotext pages per second, ${cores} documents at once: ${(ours.parallelPagesPerSecond / ptt.parallelPagesPerSecond).toFixed(2)}x`);
   }
   console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);

@@ -41,9 +41,6 @@ export class Op {
   constructor(readonly name: string) {}
 }
 
-/** Keywords of up to three bytes by their bytes (little-endian); Ops are immutable, so shared. */
-const SHORT_WORDS = new Map<number, Op | boolean | null>();
-
 const enum C {
   NUL = 0,
   TAB = 9,
@@ -138,18 +135,11 @@ export class Lexer {
     let p = start;
     while (p < b.length && !STOP[b[p]]) p++;
     this.pos = p;
-    // Operators are short and few ("Tj", "TJ", "Td", "cm", "re"...): one shared token per
-    // spelling of up to three bytes, instead of a string and an Op per occurrence.
-    const short = p - start <= 3 && p > start;
-    const key = short ? b[start] | ((p - start > 1 ? b[start + 1] : 0) << 8) | ((p - start > 2 ? b[start + 2] : 0) << 16) : 0;
-    if (short) {
-      const known = SHORT_WORDS.get(key);
-      if (known !== undefined) return known;
-    }
     const word = latin1(b, start, p);
-    const value = word === 'true' ? true : word === 'false' ? false : word === 'null' ? null : new Op(word);
-    if (short && SHORT_WORDS.size < 4096) SHORT_WORDS.set(key, value);
-    return value;
+    if (word === 'true') return true;
+    if (word === 'false') return false;
+    if (word === 'null') return null;
+    return new Op(word);
   }
 
   /** The next value, which must be one (not a keyword or a closing bracket). */
