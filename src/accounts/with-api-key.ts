@@ -3,7 +3,7 @@
  * which scope and how, is the table of operation policies (src/policies.ts), which app.ts
  * applies:
  *
- *   keys.required('listApiKeys', list);                                   // Bearer only
+ *   keys.required(op, handler);                                           // Bearer only
  *   keys.orSignature('addSellerEndpoint', signed(opts, add), add);        // Bearer or signature
  *   keys.optional('pdfMd', paidHandler);                                  // identity only
  *

@@ -42,10 +42,11 @@ export const CONSOLE_CONTENT_SECURITY_POLICY = [
 
 const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } as const;
 
-const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
 
 /** The files the page may load; anything else is 404 (no path from the request reaches the file system). */
-const ASSETS = ['console.js', 'api.js', 'keccak.js', 'chart.js', 'console.css'] as const;
+// The icon spares browsers their /favicon.ico guess (a 404 on every visit).
+const ASSETS = ['console.js', 'api.js', 'keccak.js', 'chart.js', 'console.css', 'favicon.svg'] as const;
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
@@ -58,6 +59,7 @@ function page(deps: ConsoleDeps): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${name} seller console</title>
+<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/assets/console.css">
 <script type="module" src="/console/assets/console.js"></script>
 </head>

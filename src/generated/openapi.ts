@@ -358,7 +358,7 @@ export interface paths {
     };
     /**
      * A file of the seller console
-     * @description The console's ES-module scripts and its style sheet, served from the service's own
+     * @description The console's ES-module scripts, its style sheet and icon, served from the service's own
      *     files (`Cache-Control: no-cache`: revalidated, so a deploy is seen at once).
      */
     get: operations["getConsoleAsset"];
@@ -3524,6 +3524,7 @@ export interface operations {
         content: {
           "text/javascript": string;
           "text/css": string;
+          "image/svg+xml": string;
         };
       };
       /** @description The file name is not valid percent-encoded UTF-8. */
