@@ -135,6 +135,7 @@ test('security headers: a CSP with nothing inline and nothing foreign, nosniff, 
 test('q= searches on the server (no JavaScript needed), by full-text with stemming, and escapes the words', async () => {
   assert.deepEqual(names((await page('?q=latitude')).html), ['geo-shop.geocode']);
   assert.deepEqual(names((await page('?q=convert')).html), ['geo-shop.geocode'], '"convert" finds "converts"');
+  assert.deepEqual(names((await page('?q=street+addresses')).html), ['geo-shop.geocode'], 'a form-encoded two-word search');
   const pdf = names((await page('?q=markdown')).html);
   assert.equal(pdf[0], 'pdf-md');
   assert.ok(!pdf.includes('geo-shop.geocode'));
