@@ -249,7 +249,10 @@ test('in Chromium: listed, searchable with and without JavaScript, copyable, key
     await p.reload({ waitUntil: 'networkidle' });
     await p.locator('li.entry').nth(5).locator('summary').click();
     // The picture in the README shows what a reader would see: the attack entry left out.
-    await p.locator('li.entry', { hasText: 'geo-shop.evil' }).evaluate('(el) => el.remove()');
+    const attack = p.locator('li.entry', { hasText: 'geo-shop.evil' });
+    assert.equal(await attack.count(), 1);
+    await attack.evaluate((el: { remove(): void }) => el.remove());
+    assert.equal(await attack.count(), 0);
     await mkdir(fileURLToPath(new URL('../../docs/', import.meta.url)), { recursive: true });
     await p.screenshot({ path: screenshot, fullPage: true });
     assert.deepEqual(await cspReports(p), []);
