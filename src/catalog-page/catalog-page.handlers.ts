@@ -19,6 +19,7 @@ import { searchableBuiltins } from '../catalog/catalog.handlers.ts';
 import type { DiscoveryRow } from '../sellers/endpoint-store.ts';
 import type { Reliability, ReliabilityCache } from '../sellers/reliability.ts';
 import { renderPage, type PageEntry } from './render-page.ts';
+import { PAGE_SECURITY_HEADERS } from '../lib/html.ts';
 
 export interface CatalogPageDeps {
   serviceName: string;
@@ -153,8 +154,7 @@ export function createCatalogPageHandlers(deps: CatalogPageDeps): Partial<Record
           'content-security-policy': CATALOG_CSP,
           'cache-control': `public, max-age=${Math.round(deps.ttlMs / 1000)}`,
           vary: 'Accept',
-          'x-content-type-options': 'nosniff',
-          'referrer-policy': 'no-referrer',
+          ...PAGE_SECURITY_HEADERS,
           'x-frame-options': 'DENY',
         },
         body: await pageFor(query),
@@ -166,7 +166,7 @@ export function createCatalogPageHandlers(deps: CatalogPageDeps): Partial<Record
       return {
         status: 200,
         // The name carries the content's hash: this URL's bytes never change.
-        headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },
+        headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable', ...PAGE_SECURITY_HEADERS },
         body: asset.body,
       };
     },

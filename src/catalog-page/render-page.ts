@@ -10,7 +10,7 @@ import { snippetsOf, type Snippets } from './snippets.ts';
 import { dollars } from './usdc.ts';
 
 /** Escapes for HTML text and for double- or single-quoted attribute values. */
-export const html = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+import { escapeHtml as html } from '../lib/html.ts';
 
 export interface PageEntry {
   kind: 'builtin' | 'seller';

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
 import type { OperationId } from '../generated/operation-ids.ts';
+import { escapeHtml, PAGE_SECURITY_HEADERS } from '../lib/html.ts';
 
 export interface ConsoleDeps {
   /** SERVICE_NAME: the EIP-712 domain name the wallet signs under. */
@@ -40,15 +41,11 @@ export const CONSOLE_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } as const;
-
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
 
 /** The files the page may load; anything else is 404 (no path from the request reaches the file system). */
 // The icon spares browsers their /favicon.ico guess (a 404 on every visit).
 const ASSETS = ['console.js', 'api.js', 'keccak.js', 'chart.js', 'console.css', 'favicon.svg'] as const;
-
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 function page(deps: ConsoleDeps): string {
   const name = escapeHtml(deps.serviceName);
@@ -145,7 +142,7 @@ export function createConsoleHandlers(deps: ConsoleDeps): Partial<Record<Operati
   return {
     getConsole: async () => ({
       status: 200,
-      headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CONSOLE_CONTENT_SECURITY_POLICY, 'cache-control': 'no-store', ...SECURITY_HEADERS },
+      headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CONSOLE_CONTENT_SECURITY_POLICY, 'cache-control': 'no-store', ...PAGE_SECURITY_HEADERS },
       body: html,
     }),
     getConsoleAsset: async (ctx) => {
@@ -154,7 +151,7 @@ export function createConsoleHandlers(deps: ConsoleDeps): Partial<Record<Operati
       if (!file) throw new AppError('asset_not_found', 404, `No file ${name} under /console/assets.`, { hint: 'GET /console links the current files.' });
       return {
         status: 200,
-        headers: { 'content-type': TYPES[name.slice(name.lastIndexOf('.'))], 'cache-control': 'no-cache', ...SECURITY_HEADERS },
+        headers: { 'content-type': TYPES[name.slice(name.lastIndexOf('.'))], 'cache-control': 'no-cache', ...PAGE_SECURITY_HEADERS },
         body: file,
       };
     },

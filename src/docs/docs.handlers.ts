@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
 import type { OperationId } from '../generated/operation-ids.ts';
+import { escapeHtml, PAGE_SECURITY_HEADERS } from '../lib/html.ts';
 
 export interface DocsDeps {
   serviceName: string;
@@ -48,7 +49,6 @@ export const docsContentSecurityPolicy = (nonce: string) =>
     "frame-ancestors 'none'",
   ].join('; ');
 
-const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 /**
  * Runs before the viewer, so that it stays within the page's CSP without 'unsafe-eval' or
@@ -140,11 +140,11 @@ function page(deps: { serviceName: string; script: string; nonce: string; receip
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta property="csp-nonce" content="${deps.nonce}">
-<title>${escapeAttr(deps.serviceName)} API reference</title>
+<title>${escapeHtml(deps.serviceName)} API reference</title>
 <link rel="icon" href="${ICON}">
 </head>
 <body>
-<div id="api-reference" data-configuration='${escapeAttr(JSON.stringify(config))}'></div>
+<div id="api-reference" data-configuration='${escapeHtml(JSON.stringify(config))}'></div>
 <script src="/docs/assets/${deps.script}"></script>
 </body>
 </html>
@@ -166,8 +166,7 @@ export function createDocsHandlers(deps: DocsDeps): Partial<Record<OperationId, 
           'content-type': 'text/html; charset=utf-8',
           'content-security-policy': docsContentSecurityPolicy(nonce),
           'cache-control': 'no-store',
-          'x-content-type-options': 'nosniff',
-          'referrer-policy': 'no-referrer',
+          ...PAGE_SECURITY_HEADERS,
         },
         body: page({ serviceName: deps.serviceName, script, nonce, receipt }),
       };
@@ -177,7 +176,7 @@ export function createDocsHandlers(deps: DocsDeps): Partial<Record<OperationId, 
       return {
         status: 200,
         // The name carries the version: a new viewer is a new URL, so this one never changes.
-        headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },
+        headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable', ...PAGE_SECURITY_HEADERS },
         body: bundle,
       };
     },
