@@ -14,12 +14,15 @@
  * - the ledger matches the chain: the treasury's USDC moved by exactly the ledger's amounts
  *   minus the payouts sent;
  * - after a kill -9 every paid request in flight is answered once retried through the
- *   balancer, with no second ledger row.
+ *   balancer, with no second ledger row; also when the kill lands while the instance waits
+ *   for a seller's upstream (the call is forwarded again after the lease, with the same
+ *   X-Paycall-Tx, so the seller can tell it is the same payment).
  * Skipped, with the reason, where haproxy or Redis is missing.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { startTestDevnet, type TestDevnet } from '../helpers/devnet.ts';
@@ -42,6 +45,7 @@ let upstream: TestUpstream;
 let instances: Instance[] = [];
 let balancer: Balancer;
 let skipReason: string | false = skip;
+let serviceEnv: Record<string, string> = {};
 /**
  * Requests from a loopback address of their own (127.x.y.z; haproxy passes it on in
  * X-Forwarded-For): every buyer of the load is a client apart, and the rate-limit check's
@@ -65,7 +69,7 @@ before(async () => {
   db = await createTestDatabase('scaleout');
   sql = new pg.Client({ connectionString: db.url });
   upstream = await startUpstream();
-  const env = {
+  serviceEnv = {
     DATABASE_URL: db.url,
     REDIS_URL,
     PAYCALL_START_DEVNET: '0',
@@ -81,8 +85,8 @@ before(async () => {
     PAYOUT_REQUEST_INTERVAL_SECONDS: '0',
   };
   // The first instance migrates the database; the second starts on a migrated one.
-  instances.push(await startServiceProcess(env));
-  instances.push(await startServiceProcess(env));
+  instances.push(await startServiceProcess(serviceEnv));
+  instances.push(await startServiceProcess(serviceEnv));
   await sql.connect();
   balancer = await startBalancer(instances.map((i) => i.url));
 });
@@ -298,6 +302,77 @@ test('kill -9 of one instance under paid load, during a tool run: every payment 
   const rows = (await sql.query(`select lower(tx) as tx, count(*)::int as n from payment group by 1`)).rows;
   for (const a of answers) assert.equal(rows.find((r) => r.tx === a.tx.toLowerCase())?.n, 1, `one ledger row for ${a.tx}`);
   t.diagnostic(`killed during a tool run: ${duringRun}; paid requests in flight at the kill: ${inFlightAtKill}; answered after a retry: ${retried}; all ${answers.length} answered ${(recoveredMs / 1000).toFixed(1)} s after the kill`);
+});
+
+/** A seller upstream that answers `{"slow":true}` bodies after SLOW_MS, and records the X-Paycall-Tx of each. */
+const SLOW_MS = 4000;
+async function startSlowUpstream() {
+  const forwards: { tx: string; body: string }[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ echoed: body }));
+      if (!body.includes('"slow":true')) return answer(); // the probes' sample body
+      forwards.push({ tx: String(req.headers['x-paycall-tx'] ?? ''), body });
+      setTimeout(answer, SLOW_MS);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return { url, forwards, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+test('kill -9 of one instance while it waits for a seller upstream: the call is answered once, forwarded again after the lease with the same X-Paycall-Tx', { skip: skip || undefined, timeout: 300_000 }, async (t) => {
+  if (skipReason) return t.skip(skipReason);
+  // The instance killed by the test before comes back on its port (the balancer's health check
+  // puts it back into the rotation), and this time dies during a proxied call.
+  const port = new URL(instances[1].url).port;
+  instances[1] = await startServiceProcess({ ...serviceEnv, PORT: port });
+  const victim = instances[1];
+  // haproxy checks every 500 ms and takes a server back after one good check.
+  await eventually('the restarted instance is healthy', async () => (await fetch(`${victim.url}/v1/_health`)).ok, 30_000);
+  await new Promise((r) => setTimeout(r, 2000));
+  const slow = await startSlowUpstream();
+  try {
+    assert.equal((await publish(balancer.url, seller, endpointInput(slow.url, 'slow', { atomic_price: Number(PRICE_SELLER) }))).status, 201);
+    await eventually('the slow endpoint is active', async () => {
+      const r = (await fetch(`${balancer.url}/v1/_meta`).then((x) => x.json())) as any;
+      return r.endpoints.find((e: any) => e.path === '/v1/scale-seller/slow' && e.status === 'active');
+    });
+    const requests: PaidRequest[] = Array.from({ length: 4 }, (_, i) => ({ path: '/v1/scale-seller/slow', contentType: 'application/json', body: new TextEncoder().encode(JSON.stringify({ slow: true, call: i, at: Date.now() })), price: PRICE_SELLER }));
+    const load = lanes(4, requests.map((r) => (lane: number) => paidCall(lane, r)));
+    // The kill lands once the victim has accepted a payment and its forward has reached the
+    // upstream, which holds the answer SLOW_MS: the victim dies waiting for it.
+    const victimTxs = () => [...victim.output().matchAll(/"msg":"payment accepted".*?"tx":"(0x[0-9a-fA-F]+)"/g)].map((m) => m[1].toLowerCase());
+    let killedTx = '';
+    await eventually('the victim waits for the upstream on a paid call', async () => {
+      killedTx = victimTxs().find((tx) => slow.forwards.some((f) => f.tx.toLowerCase() === tx)) ?? '';
+      return killedTx !== '';
+    }, 120_000);
+    const killedAt = performance.now();
+    victim.child.kill('SIGKILL');
+    const answers = await load;
+    const recoveredMs = performance.now() - killedAt;
+    for (const a of answers) {
+      assert.equal(a.status, 200, `${a.request.path}: ${a.body.slice(0, 300)}`);
+      assert.equal((JSON.parse(a.body) as { echoed: string }).echoed, new TextDecoder().decode(a.request.body), 'the upstream answer to this very call');
+    }
+    const rows = (await sql.query(`select lower(tx) as tx, count(*)::int as n from payment group by 1`)).rows;
+    for (const a of answers) assert.equal(rows.find((r) => r.tx === a.tx.toLowerCase())?.n, 1, `one ledger row for ${a.tx}`);
+    // Every forward names its payment; the call killed mid-forward reached the upstream twice
+    // (the dead instance's answer was lost), every other call once.
+    const forwardsOf = (tx: string) => slow.forwards.filter((f) => f.tx.toLowerCase() === tx.toLowerCase());
+    for (const a of answers) {
+      const fs = forwardsOf(a.tx);
+      assert.ok(fs.every((f) => f.body === new TextDecoder().decode(a.request.body)), 'each forward carries its own call');
+      assert.equal(fs.length, a.tx.toLowerCase() === killedTx ? 2 : 1, `forwards of ${a.tx}${a.tx.toLowerCase() === killedTx ? ' (killed mid-forward)' : ''}`);
+    }
+    t.diagnostic(`killed while waiting for the upstream on ${killedTx}; all ${answers.length} proxied calls answered ${(recoveredMs / 1000).toFixed(1)} s after the kill (upstream answers in ${SLOW_MS / 1000} s, run lease 5 s); forwards of the killed call: ${forwardsOf(killedTx).length}, same X-Paycall-Tx`);
+  } finally {
+    await slow.close();
+  }
 });
 
 test('the ledger matches the chain: the treasury moved by the ledger amounts minus the payouts sent', { skip: skip || undefined, timeout: 60_000 }, async (t) => {
