@@ -51,10 +51,30 @@ const NUMBERED = /^(\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})([.)])\s+(.*)$/;
 export const LIST_LINE = new RegExp(`${BULLET.source}|${NUMBERED.source}`, 'u');
 /** A table-of-contents entry: title, a dot leader, a page number. */
 export const TOC_LINE = /^(.*?\S)\s*(?:\.\s*){4,}\s*(\d{1,4}|[ivxlc]{1,6})?$/i;
+/**
+ * TOC_LINE.test, without running the (backtracking) expression on the many lines that have
+ * fewer than the four dots of a leader.
+ */
+export function isTocLine(text: string): boolean {
+  let dots = 0;
+  for (let i = text.indexOf('.'); i >= 0; i = text.indexOf('.', i + 1)) if (++dots === 4) return TOC_LINE.test(text);
+  return false;
+}
 // Monospaced families by name: URW's Courier clone Nimbus Mono L is "NimbusMonL" (ghostscript,
 // PassiveTeX and LaTeX's psnfss), TeX's typewriter faces are cmtt/lmtt/ectt/sftt/txtt, psnfss
 // names Courier pcrr/pcrb.
 const MONO = /mono|courier|cmtt|typewriter|consol|menlo|inconsolata|code|lmtt|sfmono|fixed|ttf?\d|nimbusmon|cousine|letter.?gothic|ectt|sftt|txtt|pcr[rb]\d/i;
+
+/** MONO.test by font name: a document has a handful of fonts and many runs. */
+const monoFonts = new Map<string, boolean>();
+const isMonoFont = (fontId: string): boolean => {
+  let mono = monoFonts.get(fontId);
+  if (mono === undefined) {
+    if (monoFonts.size > 4096) monoFonts.clear();
+    monoFonts.set(fontId, (mono = MONO.test(fontId)));
+  }
+  return mono;
+};
 
 const escapeCell = (s: string) => s.replace(/\|/g, '\\|');
 
@@ -110,7 +130,7 @@ export const isMonoFragment = (f: Fragment): boolean => {
   let all = 0;
   for (const r of f.runs) {
     all += r.text.length;
-    if (MONO.test(r.fontId)) mono += r.text.length;
+    if (isMonoFont(r.fontId)) mono += r.text.length;
   }
   return all > 0 && mono >= 0.8 * all;
 };
@@ -272,7 +292,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
     // more columns wins (unless the ruled one has spanning cells): rules that frame only part of a table (FHS's man page table) would
     // otherwise scatter its other columns.
-    let aligned = findAlignedTables(kept, bodySize, (row) => row.every(isMonoFragment) || row.some((f) => TOC_LINE.test(f.text)));
+    let aligned = findAlignedTables(kept, bodySize, (row) => row.every(isMonoFragment) || row.some((f) => isTocLine(f.text)));
     const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
     const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
     // A ruled table whose cells span (its rules say which) keeps them: x-positions cannot tell.
@@ -309,7 +329,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   });
 
   // Heading levels from the document-wide size hierarchy (table-of-contents and code lines aside).
-  const isToc = (b: Block) => b.lines.some((l) => TOC_LINE.test(l.text));
+  const isToc = (b: Block) => b.lines.some((l) => isTocLine(l.text));
   const isCode = (b: Block) => b.lines.every(isMonoFragment);
   const textBlocks = pages.flatMap((items) => (items ?? []).flatMap((it) => (it.kind === 'text' ? [it.block] : [])));
   const monoChars = textBlocks.reduce((n, b) => n + (isCode(b) ? b.lines.reduce((k, l) => k + l.text.length, 0) : 0), 0);

@@ -24,6 +24,10 @@ const COMPOUND_PREFIXES = new Set([
  */
 const WEAK_PREFIXES = new Set(['co', 'ex', 'x', 'e', 'end', 'run', 'sub', 'pre', 'post', 'inter', 're', 'de']);
 
+/** What addLine strips from either end of a token. */
+const EDGE_PUNCTUATION = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
+const isAsciiAlnum = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+
 export class Vocabulary {
   private words = new Set<string>();
   /**
@@ -39,9 +43,11 @@ export class Vocabulary {
   addLine(line: string): void {
     const tokens = line.split(/\s+/);
     for (let i = 0; i < tokens.length; i++) {
-      const t = tokens[i].replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').toLowerCase();
+      const token = tokens[i];
+      // Most tokens start and end with an ASCII letter or digit: nothing to strip.
+      const t = (isAsciiAlnum(token.charCodeAt(0)) && isAsciiAlnum(token.charCodeAt(token.length - 1)) ? token : token.replace(EDGE_PUNCTUATION, '')).toLowerCase();
       if (!t) continue;
-      if (i === tokens.length - 1 && /-$/.test(tokens[i])) continue;
+      if (i === tokens.length - 1 && token.endsWith('-')) continue;
       if (t.includes('-')) {
         this.compounds.add(t);
         this.heads.add(t.slice(0, t.indexOf('-')));
