@@ -141,10 +141,17 @@ export const isMonoFragment = (f: Fragment): boolean => {
  */
 function codeToMarkdown(fragments: Fragment[]): string {
   const rows: Fragment[][] = [];
+  // The rows of each page, in order: a fragment joins the first row of its page on its baseline.
+  const pageRows = new Map<number | undefined, Fragment[][]>();
   for (const f of fragments) {
-    const row = rows.find((r) => Math.abs(r[0].baseline - f.baseline) <= 0.35 * f.size && r[0].page === f.page);
+    let onPage = pageRows.get(f.page);
+    if (!onPage) pageRows.set(f.page, (onPage = []));
+    const row = onPage.find((r) => Math.abs(r[0].baseline - f.baseline) <= 0.35 * f.size);
     if (row) row.push(f);
-    else rows.push([f]);
+    else {
+      rows.push([f]);
+      onPage.push(rows[rows.length - 1]);
+    }
   }
   const charWidth = (f: Fragment) => (f.x1 - f.x0) / Math.max(1, f.text.length);
   const widths = fragments.filter((f) => f.text.length >= 4).map(charWidth).sort((a, b) => a - b);
@@ -305,9 +312,10 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     const inText = outside.filter((f) => !inAligned.has(f));
     const notes = footnotesOf(inText, bodySize, v.value.frameHeight);
     const fragments = notes.size ? inText.filter((f) => !notes.has(f)) : inText;
-    type Placed = Box & ({ fragment: Fragment } | { table: Table });
+    // The fragments are placed as they are (their boxes), the tables as boxes holding them.
+    type Placed = Fragment | (Box & { table: Table });
     const placed: Placed[] = [
-      ...fragments.map((f) => ({ ...pick(f), fragment: f })),
+      ...fragments,
       ...tables.map((t) => ({ x0: t.x0, x1: t.x1, top: t.top, bottom: t.bottom, baseline: t.bottom, size: (t.bottom - t.top) / 0.85, table: t })),
     ];
     const items: PageItem[] = [];
@@ -320,7 +328,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       if ('table' in p) {
         flush();
         items.push({ kind: 'table', table: p.table });
-      } else run.push(p.fragment);
+      } else run.push(p);
     }
     flush();
     // Footnotes go after the page's text, so a paragraph that runs past them stays whole.
@@ -495,6 +503,13 @@ function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], codeWant
   const entries = doc.outline().filter((e) => e.page !== null && titleKey(e.title));
   if (entries.length < 3) return null;
   const byKey = new Map<string, typeof entries>();
+  // find() runs on every short block, twice (matching, then rendering): one key per text.
+  const keys = new Map<string, string>();
+  const keyOf = (text: string): string => {
+    let k = keys.get(text);
+    if (k === undefined) keys.set(text, (k = titleKey(text)));
+    return k;
+  };
   for (const e of entries) {
     const k = titleKey(e.title);
     if (!byKey.has(k)) byKey.set(k, []);
@@ -504,7 +519,7 @@ function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], codeWant
   // names;" in a list names a section too.
   const find = (b: Block, page: number, bold: boolean) => {
     if (b.lines.length > 3 || !(bold || b.size >= body * 1.1) || LIST_LINE.test(b.lines[0].text)) return undefined;
-    const list = byKey.get(titleKey(b.lines.map((l) => l.text).join(' ')));
+    const list = byKey.get(keyOf(b.lines.map((l) => l.text).join(' ')));
     return list?.find((e) => e.page === page) ?? list?.find((e) => Math.abs(e.page! - page) <= 1);
   };
   // Each bookmark names one block: of the blocks that read as its title (a contents line set
@@ -557,5 +572,3 @@ function footnotesOf(fragments: Fragment[], bodySize: number, height: number): S
   for (const f of small) if (!body.some((b) => b.top > f.top && b.x0 < f.x1 && f.x0 < b.x1)) notes.add(f);
   return notes;
 }
-
-const pick = (f: Fragment): Box => ({ x0: f.x0, x1: f.x1, top: f.top, bottom: f.bottom, baseline: f.baseline, size: f.size });
