@@ -135,6 +135,8 @@ export function joinLines(lines: string[], vocab: Vocabulary): string {
  * reads "⃝c" or a lone "c" after "Copyright".
  */
 export function fixSymbols(s: string): string {
+  // Most text has neither the circle nor the word: three scans of it saved.
+  if (!s.includes('\u20dd') && !s.includes('opyright') && !s.includes('OPYRIGHT')) return s;
   return s
     .replace(/\u20dd\s*c\b/g, '©')
     .replace(/\bc\s*\u20dd/g, '©')
