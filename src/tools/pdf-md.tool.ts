@@ -174,6 +174,18 @@ function codeToMarkdown(fragments: Fragment[]): string {
   return `${fence}\n${out.join('\n')}\n${fence}`;
 }
 
+const SENTENCE_END = '.!?:;';
+const CLOSING = '"”’)]';
+/**
+ * Whether text ends a sentence: /[.!?:;]["”’)\]]?$/ read from the end, where the expression
+ * would be tried at every position of a paragraph that grows as its pieces join.
+ */
+const endsSentence = (text: string): boolean => {
+  const last = text.charAt(text.length - 1);
+  if (last && SENTENCE_END.includes(last)) return true;
+  return !!last && CLOSING.includes(last) && text.length >= 2 && SENTENCE_END.includes(text.charAt(text.length - 2));
+};
+
 interface ListState {
   markerX: number[];
 }
@@ -388,7 +400,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       if (before?.kind === 'para') prev = before;
     }
     // A paragraph cut by a column or page break: no sentence end before, lower case after.
-    if (prev && prev.kind === 'para' && part.kind === 'para' && !/[.!?:;]["”’)\]]?$/.test(prev.md) && /^[a-z(]/.test(part.md)) {
+    if (prev && prev.kind === 'para' && part.kind === 'para' && !endsSentence(prev.md) && /^[a-z(]/.test(part.md)) {
       if (prev !== out[out.length - 1]) pageStart = null;
       const joined = joinLines([prev.md, part.md], vocab);
       if (pageStart) {
@@ -400,8 +412,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     }
     // A listing cut by a page break stays one fenced block.
     if (prev && prev.kind === 'code' && part.kind === 'code' && prev.code && part.code) {
+      // Rendered once at the end, from all its pages' fragments (not again on every page).
       prev.code.push(...part.code);
-      prev.md = codeToMarkdown(prev.code.flat());
       return;
     }
     // Consecutive list items split into blocks by spacing stay one list.
@@ -428,7 +440,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     // The page's first text: a bold title line there is the page's (a slide's) heading.
     let firstText = true;
     const flushCode = () => {
-      if (code.length) emit({ md: codeToMarkdown(code), kind: 'code', code: [code] });
+      if (code.length) emit({ md: '', kind: 'code', code: [code] });
       code = [];
     };
     const flushToc = () => {
@@ -473,7 +485,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     flushToc();
     if (pageStart) out.push({ md: pageStart, kind: 'other' });
   });
-  const markdown = out.map((p) => (p.kind === 'code' ? p.md : fixSymbols(p.md))).join('\n\n') + '\n';
+  const markdown = out.map((p) => (p.kind === 'code' ? codeToMarkdown(p.code!.flat()) : fixSymbols(p.md))).join('\n\n') + '\n';
   return { markdown, pages: doc.numPages, page_count: doc.numPages };
 }
 
