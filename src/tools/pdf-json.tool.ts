@@ -18,7 +18,7 @@ import { findFurniture } from './pdf/page-furniture.ts';
 import { buildBlocks, readingOrder, readPageText, type Block, type Fragment, type Frame } from './pdf/page-layout.ts';
 import { findAlignedTables } from './pdf/aligned-tables.ts';
 import { findTables, readRulings, type Table } from './pdf/ruled-tables.ts';
-import { isMonoFragment, LIST_LINE, segments, TOC_LINE } from './pdf-md.tool.ts';
+import { isMonoFragment, isTocLine, LIST_LINE, segments } from './pdf-md.tool.ts';
 import type { PdfJsonBlock, PdfJsonPage, PdfJsonResult, ProgressFn } from './tool-types.ts';
 
 const r2 = (n: number) => Math.round(n * 100) / 100;
@@ -54,7 +54,7 @@ export async function pdfJson(doc: PdfDocument, onProgress?: ProgressFn, range?:
     const kept = fragments.filter((f) => !furniture.has(f));
     // As pdf-md: where an aligned table overlaps a ruled one, the one with more columns wins
     // (a ruled table whose rules say which cells span keeps them).
-    let aligned = findAlignedTables(kept, body || 10, (row) => row.every(isMonoFragment) || row.some((f) => TOC_LINE.test(f.text)));
+    let aligned = findAlignedTables(kept, body || 10, (row) => row.every(isMonoFragment) || row.some((f) => isTocLine(f.text)));
     const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
     const columns = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
     const ruled = v.value.ruled.filter((t) => t.cells || !aligned.some((a) => overlaps(a, t) && columns(a) > columns(t)));
@@ -62,7 +62,7 @@ export async function pdfJson(doc: PdfDocument, onProgress?: ProgressFn, range?:
     const inRuled = (f: Fragment) => ruled.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
     const tableFragments = new Set([...aligned.flatMap((t) => t.fragments), ...kept.filter(inRuled)]);
     const tables: Table[] = [...ruled, ...aligned.map(({ fragments: _, ...t }) => t)].sort((a, b) => a.top - b.top || a.x0 - b.x0);
-    const headingSizes = [...new Set(blocks.filter((b) => b.lines.length <= 3 && !b.lines.some((l) => furniture.has(l) || TOC_LINE.test(l.text))).map((b) => Math.round(b.size * 2) / 2))]
+    const headingSizes = [...new Set(blocks.filter((b) => b.lines.length <= 3 && !b.lines.some((l) => furniture.has(l) || isTocLine(l.text))).map((b) => Math.round(b.size * 2) / 2))]
       .filter((size) => size >= body * 1.15)
       .sort((a, b) => b - a);
     return { pageNumber: v.pageNumber, read: v.value, blocks, tables, tableFragments, furniture, headingSizes };
@@ -71,9 +71,9 @@ export async function pdfJson(doc: PdfDocument, onProgress?: ProgressFn, range?:
     if (b.lines.every((l) => furniture.has(l))) return { kind: b.top < frame.height / 2 ? 'header' : 'footer', level: null };
     if (b.lines.every((l) => tableFragments.has(l))) return { kind: 'table', level: null };
     if (b.lines.every(isMonoFragment)) return { kind: 'code', level: null };
-    const i = b.lines.length <= 3 && !b.lines.some((l) => TOC_LINE.test(l.text)) ? headingSizes.indexOf(Math.round(b.size * 2) / 2) : -1;
+    const i = b.lines.length <= 3 && !b.lines.some((l) => isTocLine(l.text)) ? headingSizes.indexOf(Math.round(b.size * 2) / 2) : -1;
     if (i >= 0) return { kind: 'heading', level: Math.min(i + 1, 6) };
-    if (LIST_LINE.test(b.lines[0].text) || b.lines.some((l) => TOC_LINE.test(l.text))) return { kind: 'list', level: null };
+    if (LIST_LINE.test(b.lines[0].text) || b.lines.some((l) => isTocLine(l.text))) return { kind: 'list', level: null };
     return { kind: 'paragraph', level: null };
   };
   // The document's outline goes with its first page, so a split job's chunks merge to the same answer.

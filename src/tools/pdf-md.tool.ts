@@ -51,10 +51,30 @@ const NUMBERED = /^(\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})([.)])\s+(.*)$/;
 export const LIST_LINE = new RegExp(`${BULLET.source}|${NUMBERED.source}`, 'u');
 /** A table-of-contents entry: title, a dot leader, a page number. */
 export const TOC_LINE = /^(.*?\S)\s*(?:\.\s*){4,}\s*(\d{1,4}|[ivxlc]{1,6})?$/i;
+/**
+ * TOC_LINE.test, without running the (backtracking) expression on the many lines that have
+ * fewer than the four dots of a leader.
+ */
+export function isTocLine(text: string): boolean {
+  let dots = 0;
+  for (let i = text.indexOf('.'); i >= 0; i = text.indexOf('.', i + 1)) if (++dots === 4) return TOC_LINE.test(text);
+  return false;
+}
 // Monospaced families by name: URW's Courier clone Nimbus Mono L is "NimbusMonL" (ghostscript,
 // PassiveTeX and LaTeX's psnfss), TeX's typewriter faces are cmtt/lmtt/ectt/sftt/txtt, psnfss
 // names Courier pcrr/pcrb.
 const MONO = /mono|courier|cmtt|typewriter|consol|menlo|inconsolata|code|lmtt|sfmono|fixed|ttf?\d|nimbusmon|cousine|letter.?gothic|ectt|sftt|txtt|pcr[rb]\d/i;
+
+/** MONO.test by font name: a document has a handful of fonts and many runs. */
+const monoFonts = new Map<string, boolean>();
+const isMonoFont = (fontId: string): boolean => {
+  let mono = monoFonts.get(fontId);
+  if (mono === undefined) {
+    if (monoFonts.size > 4096) monoFonts.clear();
+    monoFonts.set(fontId, (mono = MONO.test(fontId)));
+  }
+  return mono;
+};
 
 const escapeCell = (s: string) => s.replace(/\|/g, '\\|');
 
@@ -110,7 +130,7 @@ export const isMonoFragment = (f: Fragment): boolean => {
   let all = 0;
   for (const r of f.runs) {
     all += r.text.length;
-    if (MONO.test(r.fontId)) mono += r.text.length;
+    if (isMonoFont(r.fontId)) mono += r.text.length;
   }
   return all > 0 && mono >= 0.8 * all;
 };
@@ -121,10 +141,17 @@ export const isMonoFragment = (f: Fragment): boolean => {
  */
 function codeToMarkdown(fragments: Fragment[]): string {
   const rows: Fragment[][] = [];
+  // The rows of each page, in order: a fragment joins the first row of its page on its baseline.
+  const pageRows = new Map<number | undefined, Fragment[][]>();
   for (const f of fragments) {
-    const row = rows.find((r) => Math.abs(r[0].baseline - f.baseline) <= 0.35 * f.size && r[0].page === f.page);
+    let onPage = pageRows.get(f.page);
+    if (!onPage) pageRows.set(f.page, (onPage = []));
+    const row = onPage.find((r) => Math.abs(r[0].baseline - f.baseline) <= 0.35 * f.size);
     if (row) row.push(f);
-    else rows.push([f]);
+    else {
+      rows.push([f]);
+      onPage.push(rows[rows.length - 1]);
+    }
   }
   const charWidth = (f: Fragment) => (f.x1 - f.x0) / Math.max(1, f.text.length);
   const widths = fragments.filter((f) => f.text.length >= 4).map(charWidth).sort((a, b) => a - b);
@@ -146,6 +173,18 @@ function codeToMarkdown(fragments: Fragment[]): string {
   const fence = out.some((l) => l.includes('```')) ? '~~~' : '```';
   return `${fence}\n${out.join('\n')}\n${fence}`;
 }
+
+const SENTENCE_END = '.!?:;';
+const CLOSING = '"”’)]';
+/**
+ * Whether text ends a sentence: /[.!?:;]["”’)\]]?$/ read from the end, where the expression
+ * would be tried at every position of a paragraph that grows as its pieces join.
+ */
+const endsSentence = (text: string): boolean => {
+  const last = text.charAt(text.length - 1);
+  if (last && SENTENCE_END.includes(last)) return true;
+  return !!last && CLOSING.includes(last) && text.length >= 2 && SENTENCE_END.includes(text.charAt(text.length - 2));
+};
 
 interface ListState {
   markerX: number[];
@@ -272,7 +311,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
     // more columns wins (unless the ruled one has spanning cells): rules that frame only part of a table (FHS's man page table) would
     // otherwise scatter its other columns.
-    let aligned = findAlignedTables(kept, bodySize, (row) => row.every(isMonoFragment) || row.some((f) => TOC_LINE.test(f.text)));
+    let aligned = findAlignedTables(kept, bodySize, (row) => row.every(isMonoFragment) || row.some((f) => isTocLine(f.text)));
     const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
     const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
     // A ruled table whose cells span (its rules say which) keeps them: x-positions cannot tell.
@@ -285,9 +324,10 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     const inText = outside.filter((f) => !inAligned.has(f));
     const notes = footnotesOf(inText, bodySize, v.value.frameHeight);
     const fragments = notes.size ? inText.filter((f) => !notes.has(f)) : inText;
-    type Placed = Box & ({ fragment: Fragment } | { table: Table });
+    // The fragments are placed as they are (their boxes), the tables as boxes holding them.
+    type Placed = Fragment | (Box & { table: Table });
     const placed: Placed[] = [
-      ...fragments.map((f) => ({ ...pick(f), fragment: f })),
+      ...fragments,
       ...tables.map((t) => ({ x0: t.x0, x1: t.x1, top: t.top, bottom: t.bottom, baseline: t.bottom, size: (t.bottom - t.top) / 0.85, table: t })),
     ];
     const items: PageItem[] = [];
@@ -300,7 +340,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       if ('table' in p) {
         flush();
         items.push({ kind: 'table', table: p.table });
-      } else run.push(p.fragment);
+      } else run.push(p);
     }
     flush();
     // Footnotes go after the page's text, so a paragraph that runs past them stays whole.
@@ -309,7 +349,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   });
 
   // Heading levels from the document-wide size hierarchy (table-of-contents and code lines aside).
-  const isToc = (b: Block) => b.lines.some((l) => TOC_LINE.test(l.text));
+  const isToc = (b: Block) => b.lines.some((l) => isTocLine(l.text));
   const isCode = (b: Block) => b.lines.every(isMonoFragment);
   const textBlocks = pages.flatMap((items) => (items ?? []).flatMap((it) => (it.kind === 'text' ? [it.block] : [])));
   const monoChars = textBlocks.reduce((n, b) => n + (isCode(b) ? b.lines.reduce((k, l) => k + l.text.length, 0) : 0), 0);
@@ -360,7 +400,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       if (before?.kind === 'para') prev = before;
     }
     // A paragraph cut by a column or page break: no sentence end before, lower case after.
-    if (prev && prev.kind === 'para' && part.kind === 'para' && !/[.!?:;]["”’)\]]?$/.test(prev.md) && /^[a-z(]/.test(part.md)) {
+    if (prev && prev.kind === 'para' && part.kind === 'para' && !endsSentence(prev.md) && /^[a-z(]/.test(part.md)) {
       if (prev !== out[out.length - 1]) pageStart = null;
       const joined = joinLines([prev.md, part.md], vocab);
       if (pageStart) {
@@ -372,8 +412,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     }
     // A listing cut by a page break stays one fenced block.
     if (prev && prev.kind === 'code' && part.kind === 'code' && prev.code && part.code) {
+      // Rendered once at the end, from all its pages' fragments (not again on every page).
       prev.code.push(...part.code);
-      prev.md = codeToMarkdown(prev.code.flat());
       return;
     }
     // Consecutive list items split into blocks by spacing stay one list.
@@ -400,7 +440,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     // The page's first text: a bold title line there is the page's (a slide's) heading.
     let firstText = true;
     const flushCode = () => {
-      if (code.length) emit({ md: codeToMarkdown(code), kind: 'code', code: [code] });
+      if (code.length) emit({ md: '', kind: 'code', code: [code] });
       code = [];
     };
     const flushToc = () => {
@@ -445,7 +485,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     flushToc();
     if (pageStart) out.push({ md: pageStart, kind: 'other' });
   });
-  const markdown = out.map((p) => (p.kind === 'code' ? p.md : fixSymbols(p.md))).join('\n\n') + '\n';
+  const markdown = out.map((p) => (p.kind === 'code' ? codeToMarkdown(p.code!.flat()) : fixSymbols(p.md))).join('\n\n') + '\n';
   return { markdown, pages: doc.numPages, page_count: doc.numPages };
 }
 
@@ -475,6 +515,13 @@ function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], codeWant
   const entries = doc.outline().filter((e) => e.page !== null && titleKey(e.title));
   if (entries.length < 3) return null;
   const byKey = new Map<string, typeof entries>();
+  // find() runs on every short block, twice (matching, then rendering): one key per text.
+  const keys = new Map<string, string>();
+  const keyOf = (text: string): string => {
+    let k = keys.get(text);
+    if (k === undefined) keys.set(text, (k = titleKey(text)));
+    return k;
+  };
   for (const e of entries) {
     const k = titleKey(e.title);
     if (!byKey.has(k)) byKey.set(k, []);
@@ -484,7 +531,7 @@ function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], codeWant
   // names;" in a list names a section too.
   const find = (b: Block, page: number, bold: boolean) => {
     if (b.lines.length > 3 || !(bold || b.size >= body * 1.1) || LIST_LINE.test(b.lines[0].text)) return undefined;
-    const list = byKey.get(titleKey(b.lines.map((l) => l.text).join(' ')));
+    const list = byKey.get(keyOf(b.lines.map((l) => l.text).join(' ')));
     return list?.find((e) => e.page === page) ?? list?.find((e) => Math.abs(e.page! - page) <= 1);
   };
   // Each bookmark names one block: of the blocks that read as its title (a contents line set
@@ -537,5 +584,3 @@ function footnotesOf(fragments: Fragment[], bodySize: number, height: number): S
   for (const f of small) if (!body.some((b) => b.top > f.top && b.x0 < f.x1 && f.x0 < b.x1)) notes.add(f);
   return notes;
 }
-
-const pick = (f: Fragment): Box => ({ x0: f.x0, x1: f.x1, top: f.top, bottom: f.bottom, baseline: f.baseline, size: f.size });

@@ -66,6 +66,8 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       return k;
     };
     const aligned = (x: number) => columns.some((c) => Math.abs(c - x) <= tol);
+    // The largest step between the run's rows so far (kept as rows join, not recounted per row).
+    let maxStep = 0;
     let j = i + 1;
     for (; j < rows.length; j++) {
       const r = rows[j];
@@ -74,8 +76,7 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       // A wide vertical gap ends the table (a paragraph follows); tables with padded rows
       // have wide steps throughout, so the bar grows with the steps seen.
       const step = r.baseline - prev.baseline;
-      const steps = run.slice(1).map((x, n) => x.baseline - run[n].baseline);
-      if (step > Math.max(2.6 * Math.max(r.size, prev.size), 1.5 * Math.max(0, ...steps))) break;
+      if (step > Math.max(2.6 * Math.max(r.size, prev.size), 1.5 * maxStep)) break;
       if (step > 4 * Math.max(r.size, prev.size)) break;
       if (r.fragments.length >= 2) {
         // Every cell starts at a known column, or at most one new column appears.
@@ -83,6 +84,7 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
         if (fresh.length > 1 || (fresh.length === 1 && fresh[0] === r.fragments[0])) break;
         if (fresh.length === 1) columns = [...columns, fresh[0].x0].sort((a, b) => a - b);
         run.push(r);
+        maxStep = Math.max(maxStep, step);
         continue;
       }
       // One fragment: a wrapped cell when it starts at a column (and, in the first column,
@@ -91,6 +93,7 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       const firstWidth = columns.length > 1 ? columns[1] - columns[0] : Infinity;
       if (aligned(only.x0) && !(Math.abs(only.x0 - columns[0]) <= tol && only.x1 - only.x0 > firstWidth * 1.2)) {
         run.push(r);
+        maxStep = Math.max(maxStep, step);
         continue;
       }
       break;

@@ -24,13 +24,17 @@ const COMPOUND_PREFIXES = new Set([
  */
 const WEAK_PREFIXES = new Set(['co', 'ex', 'x', 'e', 'end', 'run', 'sub', 'pre', 'post', 'inter', 're', 'de']);
 
+/** What addLine strips from either end of a token. */
+const EDGE_PUNCTUATION = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
+const isAsciiAlnum = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+
 export class Vocabulary {
-  private words = new Set<string>();
   /**
-   * Words seen other than first on a line: a line's first word may be the tail of a word
-   * broken at the line before ("mitted" of "sub-mitted"), which says nothing of the language.
+   * The document's words, each true when it was seen other than first on a line ("inner"): a
+   * line's first word may be the tail of a word broken at the line before ("mitted" of
+   * "sub-mitted"), which says nothing of the language. One map, one look-up per token.
    */
-  private inner = new Set<string>();
+  private words = new Map<string, boolean>();
   private compounds = new Set<string>();
   /** First parts of the compounds ("micro" of "micro-cavity"). */
   private heads = new Set<string>();
@@ -39,16 +43,18 @@ export class Vocabulary {
   addLine(line: string): void {
     const tokens = line.split(/\s+/);
     for (let i = 0; i < tokens.length; i++) {
-      const t = tokens[i].replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').toLowerCase();
+      const token = tokens[i];
+      // Most tokens start and end with an ASCII letter or digit: nothing to strip.
+      const t = (isAsciiAlnum(token.charCodeAt(0)) && isAsciiAlnum(token.charCodeAt(token.length - 1)) ? token : token.replace(EDGE_PUNCTUATION, '')).toLowerCase();
       if (!t) continue;
-      if (i === tokens.length - 1 && /-$/.test(tokens[i])) continue;
+      if (i === tokens.length - 1 && token.endsWith('-')) continue;
       if (t.includes('-')) {
         this.compounds.add(t);
         this.heads.add(t.slice(0, t.indexOf('-')));
-        for (const part of t.split('-')) if (part) this.words.add(part);
+        for (const part of t.split('-')) if (part && !this.words.has(part)) this.words.set(part, false);
       } else {
-        this.words.add(t);
-        if (i > 0) this.inner.add(t);
+        const inner = this.words.get(t);
+        if (inner === undefined || (!inner && i > 0)) this.words.set(t, i > 0);
       }
     }
   }
@@ -62,9 +68,9 @@ export class Vocabulary {
     if (this.words.has(h + t)) return true;
     if (this.compounds.has(`${h}-${t}`)) return false;
     // A short first part ("in-" of "in-text") heads compounds and plain words alike ("in-corporates").
-    if (this.heads.has(h) && (h.length >= 4 || this.inner.has(t))) return false;
+    if (this.heads.has(h) && (h.length >= 4 || this.words.get(t) === true)) return false;
     if (COMPOUND_PREFIXES.has(h)) return false;
-    if (WEAK_PREFIXES.has(h)) return !this.inner.has(t);
+    if (WEAK_PREFIXES.has(h)) return this.words.get(t) !== true;
     return true;
   }
 
@@ -129,6 +135,8 @@ export function joinLines(lines: string[], vocab: Vocabulary): string {
  * reads "⃝c" or a lone "c" after "Copyright".
  */
 export function fixSymbols(s: string): string {
+  // Most text has neither the circle nor the word: three scans of it saved.
+  if (!s.includes('\u20dd') && !s.includes('opyright') && !s.includes('OPYRIGHT')) return s;
   return s
     .replace(/\u20dd\s*c\b/g, '©')
     .replace(/\bc\s*\u20dd/g, '©')

@@ -11,11 +11,21 @@ export const median = (values: number[]): number => {
 };
 
 export const dominantBy = <T>(runs: TextRun[], key: (r: TextRun) => T): T => {
+  // One run (most lines, most blocks of one line): its value, without a map.
+  if (runs.length === 1) return key(runs[0]);
   const counts = new Map<T, number>();
-  for (const r of runs) counts.set(key(r), (counts.get(key(r)) ?? 0) + r.text.length);
+  for (const r of runs) {
+    const k = key(r);
+    counts.set(k, (counts.get(k) ?? 0) + r.text.length);
+  }
   let best = key(runs[0]);
   let bestN = -1;
-  for (const [k, n] of counts) if (n > bestN) [best, bestN] = [k, n];
+  for (const [k, n] of counts) {
+    if (n > bestN) {
+      best = k;
+      bestN = n;
+    }
+  }
   return best;
 };
 

@@ -9,7 +9,7 @@ import { dominantBy, median, SAME_LINE } from './fragments.ts';
 import type { PdfPage } from './open-pdf.ts';
 import { readPdfiumRuns } from './pdfium-runs.ts';
 import { layoutRuns } from './text-runs.ts';
-import type { Fragment, PageText } from './text-types.ts';
+import type { Fragment, PageText, TextRun } from './text-types.ts';
 
 // The layout's vocabulary, re-exported (downward) for the tools that use it.
 export type { Frame } from './geometry.ts';
@@ -161,20 +161,32 @@ export interface Block {
   fontId: string;
 }
 
+const roundedSize = (r: TextRun) => Math.round(r.size * 10) / 10;
+const fontIdOf = (r: TextRun) => r.fontId;
+
 const sameRow = (a: Box, b: Box) => Math.abs(a.baseline - b.baseline) <= SAME_LINE * Math.max(a.size, b.size);
 
 /** Groups fragments (already in reading order) into paragraphs. */
 export function buildBlocks(ordered: Fragment[]): Block[] {
   return groupBlocks(ordered).map((lines) => {
-    const runs = lines.flatMap((f) => f.runs);
+    // The box in one pass over the lines (no arrays of coordinates per block).
+    let { x0, x1, top, bottom } = lines[0];
+    for (let i = 1; i < lines.length; i++) {
+      const f = lines[i];
+      x0 = Math.min(x0, f.x0);
+      x1 = Math.max(x1, f.x1);
+      top = Math.min(top, f.top);
+      bottom = Math.max(bottom, f.bottom);
+    }
+    const runs = lines.length === 1 ? lines[0].runs : lines.flatMap((f) => f.runs);
     return {
       lines,
-      x0: Math.min(...lines.map((f) => f.x0)),
-      x1: Math.max(...lines.map((f) => f.x1)),
-      top: Math.min(...lines.map((f) => f.top)),
-      bottom: Math.max(...lines.map((f) => f.bottom)),
-      size: dominantBy(runs, (r) => Math.round(r.size * 10) / 10),
-      fontId: dominantBy(runs, (r) => r.fontId),
+      x0,
+      x1,
+      top,
+      bottom,
+      size: dominantBy(runs, roundedSize),
+      fontId: dominantBy(runs, fontIdOf),
     };
   });
 }

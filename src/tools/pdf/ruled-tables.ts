@@ -191,11 +191,11 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
   const all = [...h.map((s) => ({ s, horizontal: true })), ...v.map((s) => ({ s, horizontal: false }))];
   const parent = all.map((_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
-  for (let i = 0; i < all.length; i++) {
-    for (let j = i + 1; j < all.length; j++) {
-      if (all[i].horizontal === all[j].horizontal) continue;
-      const hs = all[i].horizontal ? all[i].s : all[j].s;
-      const vs = all[i].horizontal ? all[j].s : all[i].s;
+  // Only a horizontal and a vertical rule can cross: `all` holds the horizontal ones first.
+  for (let i = 0; i < h.length; i++) {
+    const hs = h[i];
+    for (let j = h.length; j < all.length; j++) {
+      const vs = all[j].s;
       if (vs.x0 >= hs.x0 - TOL && vs.x0 <= hs.x1 + TOL && hs.y0 >= vs.y0 - TOL && hs.y0 <= vs.y1 + TOL) parent[find(i)] = find(j);
     }
   }

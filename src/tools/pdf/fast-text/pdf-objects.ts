@@ -9,7 +9,21 @@
 import { inflateSync } from 'node:zlib';
 
 /** Thrown for anything the fast path does not handle; the page (or document) goes to PDFium. */
-export class Unsupported extends Error {}
+/**
+ * What the fast reader does not read: always caught (the page or document goes to PDFium), so
+ * it carries no stack trace, whose capture cost more than the rest of a failed page's work.
+ */
+export class Unsupported extends Error {
+  constructor(message?: string) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+}
 
 export class Ref {
   constructor(
