@@ -5,7 +5,6 @@
  * it pays without asking anyone, so "unlimited" must be asked for by writing a large number.
  */
 import type { Command } from 'commander';
-import { runBridge } from './mcp-bridge.ts';
 import { parseAllow, parseUsdc } from './spend-policy.ts';
 import { baseUrlOf, checkChain, devnetInfo, UsageError, walletKey } from './context.ts';
 import type { V2Chain } from '../sdk/x402-v2-payer.ts';
@@ -29,6 +28,9 @@ export function addMcpCommand(program: Command, version: string): void {
       const devnet = devnetInfo();
       const rpcUrl = chain === 'solana' ? (process.env.SOLANA_RPC_URL ?? devnet?.chains.solana?.rpcUrl) : undefined;
       if (chain === 'solana' && !rpcUrl) throw new UsageError('no Solana RPC', 'set SOLANA_RPC_URL');
+      // Loaded here, not at the top: the MCP SDK and the payers cost about 2 s of start-up that
+      // every other command (and --help) would pay for nothing.
+      const { runBridge } = await import('./mcp-bridge.ts');
       await runBridge({
         baseUrl: baseUrlOf(opts.baseUrl, devnet),
         chain: chain as V2Chain,

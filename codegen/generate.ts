@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { parse } from 'yaml';
+import { CONTRACT_SNAPSHOT, contractSnapshot } from '../src/http/contract-document.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const specPath = path.join(root, 'openapi.yaml');
@@ -86,7 +87,8 @@ function generateOperationIds(operations: Operation[]): string {
 
 /** Generated files by path relative to the repository root. */
 export async function generate(): Promise<Map<string, string>> {
-  const document = parse(await readFile(specPath, 'utf8'));
+  const yamlBytes = await readFile(specPath);
+  const document = parse(yamlBytes.toString('utf8'));
   const operations = listOperations(document);
   const seen = new Set<string>();
   for (const o of operations) {
@@ -96,6 +98,8 @@ export async function generate(): Promise<Map<string, string>> {
   return new Map([
     ['src/generated/openapi.ts', normalize(await generateTypes())],
     ['src/generated/operation-ids.ts', normalize(generateOperationIds(operations))],
+    // The parsed document for the server's start-up (src/http/contract-document.ts).
+    [CONTRACT_SNAPSHOT, contractSnapshot(yamlBytes)],
   ]);
 }
 

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { readContractDocument } from '../http/contract-document.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
 import type { OperationId } from '../generated/operation-ids.ts';
@@ -105,8 +105,8 @@ const VIEWER_PRELUDE = `(() => {
  * The example receipt the contract gives in the xPayment scheme's description (base64url of
  * {x402Version, scheme, network, payload: {tx_hash}}), for the request samples; null if none.
  */
-export function exampleReceipt(contract: string): string | null {
-  const doc = parse(contract) as { components?: { securitySchemes?: { xPayment?: { description?: string } } } };
+export function exampleReceipt(contractFile: string): string | null {
+  const doc = readContractDocument(contractFile) as { components?: { securitySchemes?: { xPayment?: { description?: string } } } };
   return /`(eyJ[A-Za-z0-9_-]+)`/.exec(doc.components?.securitySchemes?.xPayment?.description ?? '')?.[1] ?? null;
 }
 
@@ -155,7 +155,7 @@ export function createDocsHandlers(deps: DocsDeps): Partial<Record<OperationId, 
   const script = `scalar-api-reference-${deps.viewer.version}.js`;
   // Read once: both files change only with a deploy (a new contract, a new package version).
   const contract = readFileSync(deps.contractFile);
-  const receipt = exampleReceipt(contract.toString('utf8'));
+  const receipt = exampleReceipt(deps.contractFile);
   const bundle = Buffer.concat([Buffer.from(VIEWER_PRELUDE), readFileSync(deps.viewer.file)]);
   return {
     getDocs: async () => {

@@ -3,8 +3,7 @@
  * table (static paths before templates, compiled once — openapi-backend's own matcher
  * rebuilds its regexes on every call) and openapi-backend's precompiled Ajv 2020 validators.
  */
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { readContractDocument } from './contract-document.ts';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -51,7 +50,7 @@ const idOf = (op: Operation) => op.operationId as OperationId;
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export async function loadContract(file: string): Promise<Contract> {
-  const definition = parseYaml(readFileSync(file, 'utf8'));
+  const definition = readContractDocument(file);
   const api = new OpenAPIBackend({
     definition,
     strict: true,
