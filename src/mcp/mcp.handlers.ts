@@ -12,9 +12,7 @@
  * (keys sorted): a payment buys one tool call with those arguments.
  */
 import { Readable } from 'node:stream';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequest, CallToolResult, ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { BazaarExtension } from '../catalog/bazaar.ts';
 import type { BuiltinEndpoint } from '../catalog/builtins.ts';
 import { sellBuiltin, type BuiltinDeps } from '../catalog/sell-builtin.ts';
@@ -173,8 +171,21 @@ function webRequestOf(ctx: RequestContext): Request {
   return new Request(`${ctx.url.origin}${ctx.url.pathname}`, { method: ctx.req.method ?? 'POST', headers });
 }
 
+/**
+ * The MCP SDK, loaded by the first MCP request rather than at start-up: its module builds its
+ * zod schemas when imported, 0.3-0.4 s of CPU that every start and restart would otherwise pay.
+ */
+let sdk: Promise<typeof import('@modelcontextprotocol/sdk/server/index.js') & typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js') & typeof import('@modelcontextprotocol/sdk/types.js')> | undefined;
+const loadSdk = () =>
+  (sdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([server, transport, types]) => ({ ...server, ...transport, ...types })));
+
 export function mcpHandler(deps: McpDeps): Handler {
   return async (ctx): Promise<HandlerResult> => {
+    const { Server, WebStandardStreamableHTTPServerTransport, ListToolsRequestSchema, CallToolRequestSchema } = await loadSdk();
     const server = new Server({ name: deps.serviceName, version: deps.version }, { capabilities: { tools: { listChanged: false } } });
     server.setRequestHandler(ListToolsRequestSchema, (req) => listTools(deps, req.params?.cursor));
     // A refused payment answers inside a 200: the rate limit is told so (with-rate-limit.ts).
