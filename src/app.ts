@@ -301,17 +301,44 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
     },
     close: async () => {
       await http.shutdown(config.shutdownTimeoutMs);
-      await operator.close();
-      await scheduler.close();
+      const step = (name: string, fn: () => Promise<unknown> | unknown) => closeStep(log, name, fn, CLOSE_STEP_MS);
+      await step('operator listener', () => operator.close());
+      await step('scheduler', () => scheduler.close());
       // After the last request: every recorded key use is written before the database closes.
-      await keyUsage.close();
-      await upstream.close();
-      await quotes.close();
-      await pool.close();
-      await limiter?.close();
+      await step('key usage', () => keyUsage.close());
+      await step('upstream client', () => upstream.close());
+      await step('quote store', () => quotes.close());
+      await step('tool pool', () => pool.close());
+      await step('rate limiter', () => limiter?.close());
       // Leases still held (a request cut off by the shutdown timeout) run out on their own.
       gate.close();
-      await orm.close(true);
+      await step('database', () => orm.close(true));
     },
   };
+}
+
+/** How long one step of App.close() may take before it is left behind. */
+const CLOSE_STEP_MS = 10_000;
+
+/**
+ * One step of App.close(), bounded: a step that hangs (a database that went away, a worker that
+ * does not answer) is logged and left behind, so the steps after it still run and the process
+ * can end; a graceful close that never returns is worse than one that is incomplete.
+ */
+export async function closeStep(log: Logger, name: string, fn: () => Promise<unknown> | unknown, ms: number): Promise<'closed' | 'failed' | 'timed out'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timed out'>((resolve) => (timer = setTimeout(() => resolve('timed out'), ms)));
+  const done = Promise.resolve()
+    .then(fn)
+    .then(
+      () => 'closed' as const,
+      (e: unknown) => {
+        log.warn('close step failed', { step: name, error: e instanceof Error ? e.message : String(e) });
+        return 'failed' as const;
+      },
+    );
+  const outcome = await Promise.race([done, timedOut]);
+  clearTimeout(timer);
+  if (outcome === 'timed out') log.warn('close step did not finish in time; going on without it', { step: name, ms });
+  return outcome;
 }

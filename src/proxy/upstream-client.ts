@@ -102,6 +102,9 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
       }
       return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), latencyMs: Math.round(performance.now() - started) };
     },
-    close: () => dispatcher.close(),
+    // Called once the server has drained what it could (App.close): a request still waiting on
+    // an upstream belongs to a buyer the shutdown already cut off. Agent.close() would wait for
+    // that upstream's answer, which may never come; destroy() ends it now.
+    close: () => dispatcher.destroy(),
   };
 }

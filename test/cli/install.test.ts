@@ -21,6 +21,7 @@ import { makePdf, startPaidTestEnv, type PaidTestEnv } from '../helpers/paid.ts'
 
 const root = new URL('../..', import.meta.url).pathname;
 let env: PaidTestEnv;
+let started: Promise<PaidTestEnv> | undefined;
 let dir: string;
 let prefix: string;
 let elsewhere: string;
@@ -46,6 +47,10 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'paycall-install-'));
   prefix = join(dir, 'prefix');
   elsewhere = join(dir, 'elsewhere');
+  // The service (devnet, database, tool pool) starts while npm packs and installs: both are
+  // mostly waiting (npm on its cache, the service on its chains), so they overlap well.
+  started = startPaidTestEnv('cli_install', { TOOL_WORKERS: '1' });
+  started.catch(() => undefined); // awaited below; a failed install must not leave it unhandled
   const packed = await run('npm', ['pack', '--pack-destination', dir, '--loglevel=error'], { cwd: root });
   assert.equal(packed.code, 0, packed.stderr);
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
@@ -53,10 +58,11 @@ before(async () => {
   const installed = await run('npm', ['install', '-g', '--prefix', prefix, join(dir, tarball), '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir });
   assert.equal(installed.code, 0, installed.stderr);
   await import('node:fs/promises').then((fs) => fs.mkdir(elsewhere));
-  env = await startPaidTestEnv('cli_install', { TOOL_WORKERS: '1' });
+  env = await started;
 });
 after(async () => {
-  await env?.close();
+  // Closed even when the install failed before the start was awaited.
+  await (await started?.catch(() => undefined))?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
