@@ -19,12 +19,7 @@ export function table(header: string[], rows: Cell[][]): string {
 export const fields = (pairs: [string, Cell][]) => table(['FIELD', 'VALUE'], pairs);
 
 /** Atomic USDC units as the amount people read (6 decimals), e.g. 19200 -> "0.0192 USDC". */
-export function usdc(atomic: string | bigint | number): string {
-  const v = BigInt(atomic);
-  const whole = v / 1_000_000n;
-  const frac = (v % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
-  return `${whole}${frac ? `.${frac}` : ''} USDC`;
-}
+export { usdcText as usdc } from '../src/lib/usdc.ts';
 
 /** What to run next, per error code of the contract; codes not listed keep no hint rather than a route. */
 const HINTS: Record<string, string> = {

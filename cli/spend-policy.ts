@@ -7,6 +7,7 @@
  * nothing was settled, so two calls running at once can never spend more than the budget.
  */
 import { UsageError } from './context.ts';
+import { usdcText } from '../src/lib/usdc.ts';
 
 export interface SpendPolicy {
   maxPerCall?: bigint;
@@ -23,11 +24,7 @@ export function parseUsdc(value: string, option: string): bigint {
 }
 
 /** 50000n -> "0.05 USDC". */
-export function formatUsdc(atomic: bigint): string {
-  const whole = atomic / 1_000_000n;
-  const frac = (atomic % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
-  return `${whole}${frac ? `.${frac}` : ''} USDC`;
-}
+export const formatUsdc = usdcText;
 
 export const parseAllow = (value: string | undefined) => {
   const list = value?.split(',').map((s) => s.trim()).filter(Boolean);

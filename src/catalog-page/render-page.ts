@@ -7,7 +7,7 @@
  */
 import type { Reliability } from '../sellers/reliability.ts';
 import { snippetsOf, type Snippets } from './snippets.ts';
-import { dollars } from './usdc.ts';
+import { dollars } from '../lib/usdc.ts';
 
 /** Escapes for HTML text and for double- or single-quoted attribute values. */
 import { escapeHtml as html } from '../lib/html.ts';

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { dollars } from '../../src/catalog-page/usdc.ts';
+import { dollars, usdcText } from '../../src/lib/usdc.ts';
 import { shellQuote, snippetsOf } from '../../src/catalog-page/snippets.ts';
 import { createCatalogPageHandlers, wantsJson } from '../../src/catalog-page/catalog-page.handlers.ts';
 import type { DiscoveryRow } from '../../src/sellers/endpoint-store.ts';
@@ -22,6 +22,16 @@ test('dollars: atomic USDC as exact dollars, at least two decimals', () => {
   // Past what a float holds exactly: still exact.
   assert.equal(dollars('9007199254740993'), '$9007199254.740993');
   assert.equal(dollars(0n), '$0.00');
+  assert.equal(dollars(-5000n), '-$0.005');
+});
+
+test('usdcText (the CLI’s amounts): no more decimals than the amount has, exact, signed', () => {
+  assert.equal(usdcText(19200), '0.0192 USDC');
+  assert.equal(usdcText('1000000'), '1 USDC');
+  assert.equal(usdcText(0n), '0 USDC');
+  assert.equal(usdcText(9007199254740993n), '9007199254.740993 USDC');
+  // A balance left after an overspend reads as a negative amount, not "0.-5".
+  assert.equal(usdcText(-5n), '-0.000005 USDC');
 });
 
 test('shellQuote: a sample body with quotes and $() stays one inert word in a real shell', () => {
