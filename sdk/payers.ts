@@ -3,7 +3,7 @@
  * the service settles it); the transfer rails move USDC themselves and need an RPC URL.
  */
 import type { AcceptEntry, Payer } from './paycall-client.ts';
-import { evmTransferUsdc, signEip3009Authorization, solanaPartiallySignedTransfer } from './wallet.ts';
+import { evmTransferUsdc, signEip3009Authorization } from './wallet-evm.ts';
 
 export type EvmNetwork = 'base' | 'polygon';
 const CHAIN_ID: Record<EvmNetwork, number> = { base: 8453, polygon: 137 };
@@ -52,6 +52,8 @@ export function solanaTransactionPayer(opts: { secretKey: string; rpcUrl: string
     async prove(entry) {
       const feePayer = (entry.extra as { feePayer?: string }).feePayer;
       if (!feePayer) throw new Error('the quote names no Solana fee payer');
+      // Loaded when a Solana payment is made: EVM callers never pay for @solana/web3.js.
+      const { solanaPartiallySignedTransfer } = await import('./wallet-solana.ts');
       const transaction = await solanaPartiallySignedTransfer({ rpcUrl: opts.rpcUrl, mint: entry.asset, secretKey: opts.secretKey, toOwner: entry.payTo, amount: BigInt(entry.maxAmountRequired), feePayer });
       return { 'x-payment': xPayment('solana', 'exact', { transaction }) };
     },

@@ -5,7 +5,7 @@
  * EIP-3009 authorization on Base or Polygon (gasless, the service settles it) or a Solana
  * transfer that the quote's fee payer co-signs.
  */
-import { signEip3009Authorization, solanaPartiallySignedTransfer } from './wallet.ts';
+import { signEip3009Authorization } from './wallet-evm.ts';
 
 export type V2Chain = 'base' | 'polygon' | 'solana';
 
@@ -52,6 +52,7 @@ export async function v2PaymentPayload(
     const feePayer = requirement.extra?.feePayer;
     if (typeof feePayer !== 'string') throw new Error('the quote names no Solana fee payer');
     if (!wallet.rpcUrl) throw new Error('no Solana RPC URL');
+    const { solanaPartiallySignedTransfer } = await import('./wallet-solana.ts'); // loaded for Solana only
     payload = { transaction: await solanaPartiallySignedTransfer({ rpcUrl: wallet.rpcUrl, mint: requirement.asset, secretKey: wallet.key, toOwner: requirement.payTo, amount, feePayer }) };
   } else {
     const domain = (requirement.extra ?? {}) as { name?: string; version?: string };
