@@ -103,8 +103,10 @@ test('kill -9 of the instance paying out, another instance running: it takes the
   a.stderr!.on('data', (d) => (aOut += d));
   const b = await startServiceProcess(env());
   children.push(b.child);
-  // B has run a scheduler pass (its own daily settlement of today: nothing before its cut-off).
-  await eventually('B runs its scheduler', async () => /"msg":"daily settlement (started|written)/.test(b.output()), 30_000);
+  // B has run a scheduler pass: its own daily settlement of today (nothing before its cut-off)
+  // is written, so no transaction of it is open when B is paused below (one left open would
+  // hold locks that A's claim waits for).
+  await eventually('B runs its scheduler', async () => /"msg":"daily settlement written/.test(b.output()), 30_000);
   await eventually('A is ready', async () => aOut.includes('instance ready') || a.exitCode !== null, 60_000);
   assert.equal(a.exitCode, null, aOut);
   // B is paused (SIGSTOP) while A writes the day's payouts and leases them, so that they are
@@ -158,6 +160,6 @@ test('kill -9 of the instance paying out, another instance running: it takes the
   t.diagnostic(
     `payouts: ${sellers.length} over ${CHAINS.length} chains (${Object.entries(HOLD).map(([k, v]) => `${k} killed ${v}`).join(', ')}, one more each leased and not started); ` +
       `lease held at the kill: ${held_at_kill}; all paid ${((doneAt - killedAt) / 1000).toFixed(1)} s after the kill, ${((doneAt - leaseEndMs) / 1000).toFixed(1)} s after A's lease (${LEASE_MS / 1000} s) ended; ` +
-      `transactions landed: ${final.size}, one per seller; of the ${recorded.size} A had recorded, ${reused} were found and finished by B, ${recorded.size - reused} expired unsent and were signed anew`,
+      `transactions landed: ${final.size}, one per seller; of the ${recorded.size} A had recorded, ${reused} were found and finished by B, ${recorded.size - reused} expired unsent and signed anew`,
   );
 });
