@@ -7,7 +7,8 @@
  * tool's own run (pdf-text on one page) and what remains: the service's overhead per paid call.
  * On PostgreSQL it also counts the statements each call sends (every pg client query, read
  * from a wrapper around pg's Client in this process): round trips, writes and transactions per
- * unpaid 402 and per paid call, at concurrency 1.
+ * unpaid 402 and per paid call, at concurrency 1, and what one durable commit (a WAL flush)
+ * costs on that database, beside one that does not wait for it.
  * Then, with DATABASE_URL and haproxy, paid calls per second in total and per instance for
  * 1, 2 and 3 instances behind the balancer, each instance a process of its own (bench/scale-out.ts).
  *   npx tsx bench/paid-load.ts            (PGlite)   DATABASE_URL=... npx tsx bench/paid-load.ts
@@ -190,6 +191,26 @@ export async function main() {
     const max = (xs: ReturnType<typeof countStatements>[], k: 'all' | 'writes' | 'transactions') => Math.max(...xs.map((x) => x[k]));
     console.log(`database statements per unpaid 402 (p50 / max): ${p50(quoteStatements, 'all')} / ${max(quoteStatements, 'all')} round trips, ${p50(quoteStatements, 'writes')} / ${max(quoteStatements, 'writes')} writes (sequential: no group commit to share)`);
     console.log(`database statements per paid call (p50 / max): ${p50(c1.sql, 'all')} / ${max(c1.sql, 'all')} round trips, ${p50(c1.sql, 'writes')} / ${max(c1.sql, 'writes')} writes, ${p50(c1.sql, 'transactions')} / ${max(c1.sql, 'transactions')} transactions`);
+  }
+  if (db) {
+    // What one durable commit costs on this database's disk (a WAL flush): a paid call waits
+    // for two (the receipt consumed with its ledger row, then its stored answer), and on a
+    // shared or slow disk they are most of the "service overhead" above.
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    await c.query('create table bench_commit (id serial primary key, body text)');
+    const commit = async (mode: 'on' | 'off') => {
+      await c.query(`set synchronous_commit = ${mode}`);
+      const times: number[] = [];
+      for (let i = 0; i < 100; i++) {
+        const t = performance.now();
+        await c.query(`insert into bench_commit (body) values (repeat('x', 3000))`);
+        times.push(performance.now() - t);
+      }
+      return summary(times);
+    };
+    console.log(`one insert of 3 KB, its own transaction: durable commit (synchronous_commit on, as a paid call's two writes) ${await commit('on')}; without waiting for the WAL flush (off, as quotes) ${await commit('off')}`);
+    await c.end();
   }
   console.log(`load average: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`answers: ${[...statuses].map(([s, n]) => `${n} x ${s}`).join(', ')}${statuses.size === 1 && statuses.has(200) ? ' (every honest payment answered 200)' : '  <-- not every payment was answered 200!'}`);

@@ -53,7 +53,9 @@ export async function sellBuiltin(deps: BuiltinDeps, builtin: BuiltinEndpoint, b
       price: { unitPrice: builtin.price, unit: builtin.unit, pages },
       payee: { kind: 'service' },
       bazaar,
-      run: async () => {
+      // A method, not `run: async () => ...`: under tsx (npm start) a named arrow is named by an
+      // Object.defineProperty call on every unpaid 402 too (see readChunks in http/read-body.ts).
+      async run() {
         const started = performance.now();
         const result = await deps.pool.run(builtin.tool, call.bytes, { requestId: call.requestId, options: call.options });
         const ms = performance.now() - started;

@@ -31,67 +31,77 @@ const bodyCut = (detail?: string) =>
  */
 export function readChunks(source: Readable, take: (chunk: Buffer) => void | Promise<void>): Promise<void> {
   return new Promise((resolve, reject) => {
-    let busy = false;
-    let ended = false;
-    let failure: unknown = null;
-    let settled = false;
-    const settle = () => {
-      if (settled || busy) return;
-      if (failure === null && !ended) return;
-      settled = true;
-      source.off('data', onData);
-      source.off('end', onEnd);
-      source.off('close', onClose);
-      // The 'error' listener stays: a later error of this stream must not become an uncaught one.
-      if (failure === null) resolve();
-      else {
-        source.unpipe();
+    // The state and the listeners are one object literal's fields and methods, not local
+    // `const f = () => ...` functions: the service runs under tsx (npm start), whose esbuild
+    // transform (keepNames) names every such local function with an Object.defineProperty
+    // call each time it is created. Six per body read were 3-4 % of the CPU of an unpaid
+    // 402 (docs/operations.md, "Capacity model"). The methods refer to `r`, never to `this`
+    // (a listener's `this` is the stream).
+    const r = {
+      busy: false,
+      ended: false,
+      failure: null as unknown,
+      settled: false,
+      settle(): void {
+        if (r.settled || r.busy) return;
+        if (r.failure === null && !r.ended) return;
+        r.settled = true;
+        source.off('data', r.onData);
+        source.off('end', r.onEnd);
+        source.off('close', r.onClose);
+        // The 'error' listener stays: a later error of this stream must not become an uncaught one.
+        if (r.failure === null) resolve();
+        else {
+          source.unpipe();
+          source.pause();
+          reject(r.failure);
+        }
+      },
+      fail(error: unknown): void {
+        r.failure ??= error;
+        r.settle();
+      },
+      onData(chunk: Buffer): void {
+        if (r.failure !== null) return;
+        let pending: void | Promise<void>;
+        try {
+          pending = take(chunk);
+        } catch (error) {
+          return r.fail(error);
+        }
+        if (!pending) return;
+        r.busy = true;
         source.pause();
-        reject(failure);
-      }
+        pending.then(
+          () => {
+            r.busy = false;
+            if (r.failure === null && !r.ended) source.resume();
+            r.settle();
+          },
+          (error: unknown) => {
+            r.busy = false;
+            r.fail(error);
+          },
+        );
+      },
+      onEnd(): void {
+        r.ended = true;
+        r.settle();
+      },
+      onError(error: Error): void {
+        r.fail(bodyCut(error.message));
+      },
+      onClose(): void {
+        if (!r.ended) r.fail(bodyCut());
+      },
     };
-    const fail = (error: unknown) => {
-      failure ??= error;
-      settle();
-    };
-    const onData = (chunk: Buffer) => {
-      if (failure !== null) return;
-      let pending: void | Promise<void>;
-      try {
-        pending = take(chunk);
-      } catch (error) {
-        return fail(error);
-      }
-      if (!pending) return;
-      busy = true;
-      source.pause();
-      pending.then(
-        () => {
-          busy = false;
-          if (failure === null && !ended) source.resume();
-          settle();
-        },
-        (error: unknown) => {
-          busy = false;
-          fail(error);
-        },
-      );
-    };
-    const onEnd = () => {
-      ended = true;
-      settle();
-    };
-    const onError = (error: Error) => fail(bodyCut(error.message));
-    const onClose = () => {
-      if (!ended) fail(bodyCut());
-    };
-    source.on('error', onError);
-    if (source.readableEnded) return onEnd();
+    source.on('error', r.onError);
+    if (source.readableEnded) return r.onEnd();
     // Destroyed before we got to it (the client left while a wrapper awaited something).
-    if (source.destroyed) return fail(bodyCut());
-    source.on('data', onData);
-    source.on('end', onEnd);
-    source.on('close', onClose);
+    if (source.destroyed) return r.fail(bodyCut());
+    source.on('data', r.onData);
+    source.on('end', r.onEnd);
+    source.on('close', r.onClose);
   });
 }
 
