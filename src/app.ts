@@ -35,6 +35,7 @@ import { createPaymentHandlers } from './payments/payments.handlers.ts';
 import { facilitatorChecks } from './health/facilitator-checks.ts';
 import { createLru } from './lib/lru.ts';
 import { createScheduler } from './jobs/scheduler.ts';
+import { createPaymentsHousekeeping } from './payments/housekeeping.ts';
 import { createUpstreamClient } from './proxy/upstream-client.ts';
 import { sweepAbandonedSpools } from './proxy/spool-body.ts';
 import { createForwardSigner, loadOrCreateSigningKey, parseSigningKey } from './proxy/forward-signature.ts';
@@ -155,6 +156,8 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
   scheduler.register(
     createSettlementJobs({ orm, senders: payoutSenders, config: config.settlement, metrics, log: settlementLog, hooks: overrides.settlementHooks, now: overrides.now ?? (() => new Date()) }),
   );
+  // Payments' upkeep: payment-identifier bindings are forgotten after their retention.
+  scheduler.register(createPaymentsHousekeeping({ orm, log: log.child({ component: 'payments' }) }));
   // Forwarded calls are signed (RFC 9421); the devnet keeps its generated key in the data directory.
   const signer = createForwardSigner(
     config.proxy.signingKey ? parseSigningKey(config.proxy.signingKey) : loadOrCreateSigningKey(join(config.dataDir, 'forward-signing-key.pem')),

@@ -18,3 +18,13 @@ export async function sameBinding(em: Sql, b: { id: string; payloadSha256: Buffe
   const [row] = await em.execute<{ same: boolean }[]>(`select payload_sha256 = ? and fingerprint = ? as same from payment_identifier where id = ?`, [b.payloadSha256, b.fingerprint, b.id]);
   return row?.same === true;
 }
+
+/**
+ * Forgets bindings older than `retentionDays`; returns how many. A forgotten id binds anew, and
+ * nothing is run or charged twice for it: exactly-once lives in the receipt gate, keyed by the
+ * payment itself, which a resent payload meets whatever became of its id.
+ */
+export async function purgePaymentIdentifiers(em: Sql, retentionDays: number): Promise<number> {
+  const rows = await em.execute<{ id: string }[]>(`delete from payment_identifier where created_at < now() - (? * interval '1 day') returning id`, [retentionDays]);
+  return rows.length;
+}

@@ -14,6 +14,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { makePdf, startPaidTestEnv, type PaidTestEnv } from '../helpers/paid.ts';
 import { startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
 import { assertMatchesContract } from '../helpers/contract.ts';
+import { openDatabase } from '../../src/db/orm.ts';
+import { silentLogger } from '../../src/log.ts';
+import { createPaymentsHousekeeping } from '../../src/payments/housekeeping.ts';
 
 let env: PaidTestEnv;
 /** A second instance on the same database: bindings live in PostgreSQL, not in a process. */
@@ -106,4 +109,44 @@ test('MCP: the PaymentRequired advertises it; the id binds the tool call as over
   } finally {
     await client.close();
   }
+});
+
+test('a binding older than its retention is forgotten: the same payment still replays, nothing runs or is charged twice; the id then binds anew', async () => {
+  const pdf = await makePdf(1, 'payment-id-retention');
+  const required = decode((await post(env.t.baseUrl, pdf)).headers.get('payment-required'));
+  const id = `pay_${crypto.randomUUID().replaceAll('-', '')}`;
+  const payment = withId(await payer(1).createPaymentPayload(required), required, id);
+  const paid = await post(env.t.baseUrl, pdf, { 'payment-signature': encode(payment) });
+  assert.equal(paid.status, 200);
+  const body = await paid.json();
+  const buyer = privateKeyToAccount(env.devnet.info.accounts[1].evmPrivateKey as `0x${string}`).address;
+  const runs = env.rec.count('tool finished');
+  const charged = await ledgerRows(buyer);
+
+  // The housekeeping task as the scheduler runs it, on the suite's database: a binding of the
+  // retention's age goes, a younger one stays.
+  const young = `pay_${crypto.randomUUID().replaceAll('-', '')}`;
+  await env.sql.query(`insert into payment_identifier (id, payload_sha256, fingerprint) values ($1, '\\x00', 'f')`, [young]);
+  await env.sql.query(`update payment_identifier set created_at = now() - interval '31 days' where id = $1`, [id]);
+  const orm = await openDatabase({ databaseUrl: env.db.url, pgliteDir: '', migrate: false, log: silentLogger });
+  try {
+    await createPaymentsHousekeeping({ orm, log: silentLogger }).run(new AbortController().signal);
+  } finally {
+    await orm.close(true);
+  }
+  const left = (await env.sql.query('select id from payment_identifier where id = any($1)', [[id, young]])).rows.map((r) => r.id);
+  assert.deepEqual(left, [young], 'the old binding is forgotten, the young one kept');
+
+  // The lost-response retry after the id was forgotten: the receipt gate, keyed by the payment
+  // itself, still answers the stored result. No second run, no second charge.
+  const again = await post(env.t.baseUrl, pdf, { 'payment-signature': encode(payment) });
+  assert.equal(again.status, 200);
+  assert.equal(again.headers.get('x-idempotent-replay'), 'true');
+  assert.deepEqual(await again.json(), body);
+  assert.equal(env.rec.count('tool finished'), runs);
+  assert.equal(await ledgerRows(buyer), charged);
+  // ... and the id is bound again, to that same payment and request: another payment with it is refused as before.
+  const other = withId(await payer(2).createPaymentPayload(required), required, id);
+  const refused = await post(env.t.baseUrl, pdf, { 'payment-signature': encode(other) });
+  assert.equal(refused.status, 409);
 });

@@ -8,6 +8,7 @@ import { Migration20261125100000_undelivered_calls } from './Migration2026112510
 import { Migration20261125110000_quote_offer } from './Migration20261125110000_quote_offer.ts';
 import { Migration20261125120000_receipt_lease } from './Migration20261125120000_receipt_lease.ts';
 import { Migration20261125140000_payment_identifier } from './Migration20261125140000_payment_identifier.ts';
+import { Migration20261126120000_payment_identifier_age } from './Migration20261126120000_payment_identifier_age.ts';
 
 export const migrationsList = [
   { name: 'Migration20261121073529_initial', class: Migration20261121073529_initial },
@@ -19,4 +20,5 @@ export const migrationsList = [
   { name: 'Migration20261125110000_quote_offer', class: Migration20261125110000_quote_offer },
   { name: 'Migration20261125120000_receipt_lease', class: Migration20261125120000_receipt_lease },
   { name: 'Migration20261125140000_payment_identifier', class: Migration20261125140000_payment_identifier },
+  { name: 'Migration20261126120000_payment_identifier_age', class: Migration20261126120000_payment_identifier_age },
 ];
