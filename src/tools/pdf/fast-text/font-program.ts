@@ -123,7 +123,7 @@ function readIndex(b: Uint8Array, pos: number): Index {
 }
 
 const byte = (b: Uint8Array, p: number): number => {
-  if (p >= b.length) throw new RangeError('CFF read past the end');
+  if (p < 0 || p >= b.length) throw new RangeError('CFF read past the end');
   return b[p];
 };
 const card16 = (b: Uint8Array, p: number): number => (byte(b, p) << 8) | byte(b, p + 1);
