@@ -84,6 +84,14 @@ for (const c of [C.LPAREN, C.RPAREN, C.LT, C.GT, C.LBRACKET, C.RBRACKET, C.LBRAC
 
 const hexValue = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1);
 
+/** The content-stream operators of one to three letters, by their bytes (little-endian). */
+const SHORT_OPS = new Map<number, Op>();
+for (const name of 'q Q cm w J j M d ri i gs m l c v y h re S s f F f* B B* b b* n W W* BT ET Tc Tw Tz TL Tf Tr Ts Td TD Tm T* Tj TJ \' " Do BI ID EI BX EX MP DP BMC BDC EMC d0 d1 CS cs SC SCN sc scn G g RG rg K k sh R obj'.split(' ')) {
+  let key = 0;
+  for (let i = 0; i < name.length; i++) key |= name.charCodeAt(i) << (8 * i);
+  SHORT_OPS.set(key, new Op(name));
+}
+
 /** Marks the end of an array or dictionary while parsing (never a value). */
 const END_ARRAY = Symbol('[');
 const END_DICT = Symbol('<<');
@@ -149,6 +157,11 @@ export class Lexer {
     let p = start;
     while (p < b.length && !STOP[b[p]]) p++;
     this.pos = p;
+    // Content-stream operators (one to three letters): a shared token, no string made.
+    if (p - start <= 3) {
+      const op = SHORT_OPS.get(b[start] | ((p - start > 1 ? b[start + 1] : 0) << 8) | ((p - start > 2 ? b[start + 2] : 0) << 16));
+      if (op) return op;
+    }
     const word = latin1(b, start, p);
     if (word === 'true') return true;
     if (word === 'false') return false;
