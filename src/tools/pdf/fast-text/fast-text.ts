@@ -119,7 +119,8 @@ function pageContent(objects: PdfObjects, page: PdfDict): Uint8Array {
     if (!(s instanceof PdfStream)) throw new Unsupported('bad content stream');
     return objects.decode(s);
   });
-  return Buffer.concat(parts.flatMap((p) => [p, Buffer.from(' ')]));
+  const joined = Buffer.concat(parts.flatMap((p) => [p, Buffer.from(' ')]));
+  return new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength);
 }
 
 type Matrix = [number, number, number, number, number, number];

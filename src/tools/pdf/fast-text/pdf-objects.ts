@@ -336,6 +336,12 @@ export const latin1 = (b: Uint8Array, start: number, end: number): string => {
 /** Where an object lives: at a byte offset, or inside an object stream. */
 type XrefEntry = { offset: number } | { stream: number; index: number };
 
+/**
+ * The same bytes as a plain Uint8Array: a Buffer's subarray() runs Node's FastBuffer
+ * constructor for every string the lexer cuts out of a content stream.
+ */
+const plain = (b: Uint8Array): Uint8Array => (Buffer.isBuffer(b) ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : b);
+
 /** A decoded stream may not grow past this (a Flate bomb is refused, not inflated). */
 const MAX_DECODED = 64 * 1024 * 1024;
 
@@ -347,7 +353,10 @@ export class PdfObjects {
   private readonly objectStreams = new Map<number, { lexer: Lexer; offsets: Map<number, number> }>();
   readonly trailer: PdfDict;
 
-  constructor(readonly bytes: Uint8Array) {
+  readonly bytes: Uint8Array;
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = plain(bytes);
     this.trailer = this.readXref();
     if (this.trailer.has('Encrypt')) throw new Unsupported('encrypted');
   }
@@ -404,7 +413,7 @@ export class PdfObjects {
       if (predictor >= 10) data = unpredictPng(data, this.num(p, 'Columns') ?? 1, (this.num(p, 'Colors') ?? 1) * Math.ceil((this.num(p, 'BitsPerComponent') ?? 8) / 8));
       else if (predictor !== 1) throw new Unsupported(`predictor ${predictor}`);
     });
-    return data;
+    return plain(data);
   }
 
   /** Object `num` (its newest version); null for free or missing objects, as the spec says. */
