@@ -9,8 +9,10 @@
  * documents, one document at a time in one thread (pdf-md through runTool in this thread; the
  * others as their own processes, timed from spawn to exit), and with as many documents at once
  * as the machine has cores (pdf-md through the tool pool, one worker per core; the others as
- * that many concurrent processes). The load average is printed with the figures: timings on a
- * shared machine are noisy. Converters:
+ * that many concurrent processes). The converters take turns in every timed round (after one
+ * untimed warm-up pass each) and the medians are reported, so that a change of load falls on
+ * all of them alike; the load average is printed with the figures: timings on a shared machine
+ * are noisy. Converters:
  * - pdf-md: this checkout's src/ (and, with `--before <git revision>`, that revision's src/
  *   beside it, from `git archive` into a temporary directory sharing node_modules);
  * - pdftotext and pdftotext -layout (poppler-utils; installed with apt-get when missing and root);
@@ -102,38 +104,69 @@ function ensurePoppler(): boolean {
   return have();
 }
 
-async function measure(name: string, convert: Convert, pages: number, convertMany?: Convert): Promise<Result> {
-  const outputs = new Map<string, string>();
-  let best = Infinity;
-  let bestCpu = Infinity;
+interface Converter {
+  name: string;
+  convert: Convert;
+  /** The same converter for `cores` documents at once (undefined: not measured). */
+  convertMany?: Convert;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/**
+ * Every converter over the suite, in alternating rounds: one untimed pass each first (its
+ * outputs are the ones scored; it also warms the JIT and loads PDFium), then `rounds` timed
+ * rounds in which the converters take turns, their order rotating each round, so that a
+ * change in the machine's load falls on all of them alike; then the same for `cores`
+ * documents at once. The medians of the rounds are reported.
+ */
+async function measureAll(converters: Converter[], pages: number): Promise<Result[]> {
+  const outputs = converters.map(() => new Map<string, string>());
+  for (const [i, c] of converters.entries()) for (const d of docs) outputs[i].set(d.name, await c.convert(d));
+  const wall = converters.map(() => [] as number[]);
+  const cpu = converters.map(() => [] as number[]);
+  const par = converters.map(() => [] as number[]);
+  const turn = (r: number) => converters.map((_, k) => (k + r) % converters.length);
   for (let r = 0; r < rounds; r++) {
-    const t0 = performance.now();
-    const c0 = cpuSeconds();
-    for (const d of docs) outputs.set(d.name, await convert(d));
-    best = Math.min(best, performance.now() - t0);
-    bestCpu = Math.min(bestCpu, cpuSeconds() - c0);
-  }
-  let bestParallel = Infinity;
-  if (parallel && convertMany) {
-    for (let r = 0; r < rounds; r++) {
-      const queue = [...docs];
+    for (const i of turn(r)) {
       const t0 = performance.now();
-      await Promise.all(Array.from({ length: cores }, async () => {
-        for (let d = queue.shift(); d; d = queue.shift()) await convertMany(d);
-      }));
-      bestParallel = Math.min(bestParallel, performance.now() - t0);
+      const c0 = cpuSeconds();
+      for (const d of docs) await converters[i].convert(d);
+      wall[i].push(performance.now() - t0);
+      cpu[i].push(cpuSeconds() - c0);
     }
   }
-  const held = new Map<string, string>();
-  for (const d of holdoutDocs) held.set(d.name, await convert(d));
-  return {
-    name,
-    report: scoreOutputs(outputs),
-    holdout: scoreOutputs(held, HOLDOUT_CASES),
-    pagesPerSecond: pages / (best / 1000),
-    pagesPerCpuSecond: pages / Math.max(0.001, bestCpu),
-    parallelPagesPerSecond: bestParallel === Infinity ? null : pages / (bestParallel / 1000),
-  };
+  if (parallel) {
+    for (let r = 0; r < rounds; r++) {
+      for (const i of turn(r)) {
+        const many = converters[i].convertMany;
+        if (!many) continue;
+        const queue = [...docs];
+        const t0 = performance.now();
+        await Promise.all(Array.from({ length: cores }, async () => {
+          for (let d = queue.shift(); d; d = queue.shift()) await many(d);
+        }));
+        par[i].push(performance.now() - t0);
+      }
+    }
+  }
+  const results: Result[] = [];
+  for (const [i, c] of converters.entries()) {
+    const held = new Map<string, string>();
+    for (const d of holdoutDocs) held.set(d.name, await c.convert(d));
+    results.push({
+      name: c.name,
+      report: scoreOutputs(outputs[i]),
+      holdout: scoreOutputs(held, HOLDOUT_CASES),
+      pagesPerSecond: pages / (median(wall[i]) / 1000),
+      pagesPerCpuSecond: pages / Math.max(0.001, median(cpu[i])),
+      parallelPagesPerSecond: par[i].length ? pages / (median(par[i]) / 1000) : null,
+    });
+  }
+  return results;
 }
 
 /**
@@ -177,29 +210,30 @@ async function main() {
   const havePoppler = ensurePoppler();
   if (!havePoppler) console.log('pdftotext not available: poppler rows and page counts skipped');
   const pages = havePoppler ? docs.reduce((n, d) => n + pageCount(d.file), 0) : 0;
-  console.log(`${docs.length} documents, ${pages} pages; ${rounds} round(s), best kept; one document at a time, one thread\n`);
+  console.log(`${docs.length} documents, ${pages} pages; ${rounds} alternating round(s) after a warm-up pass, medians; one document at a time, one thread\n`);
 
   console.log(`load average before: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; ${cores} cores\n`);
-  const results: Result[] = [];
+  const converters: Converter[] = [];
   const pool = parallel ? pdfMdPool() : null;
   // Warm the pool's workers (each loads PDFium once) outside the timed rounds.
   if (pool) await Promise.all(docs.slice(0, cores).map((d) => pool.convert(d)));
-  results.push(await measure('pdf-md (this tree)', await pdfMdFrom(ROOT), pages, pool?.convert));
-  await pool?.close();
-  if (beforeRev) results.push(await measure(`pdf-md (${beforeRev})`, await pdfMdFrom(beforeTree(beforeRev)), pages));
+  converters.push({ name: 'pdf-md (this tree)', convert: await pdfMdFrom(ROOT), convertMany: pool?.convert });
+  if (beforeRev) converters.push({ name: `pdf-md (${beforeRev})`, convert: await pdfMdFrom(beforeTree(beforeRev)) });
   if (havePoppler) {
     const ptt: Convert = async (d) => (await run('pdftotext', ['-enc', 'UTF-8', d.file, '-'], { maxBuffer: 1 << 28 })).stdout;
     const pttLayout: Convert = async (d) => (await run('pdftotext', ['-layout', '-enc', 'UTF-8', d.file, '-'], { maxBuffer: 1 << 28 })).stdout;
-    results.push(await measure('pdftotext', ptt, pages, ptt));
-    results.push(await measure('pdftotext -layout', pttLayout, pages, pttLayout));
+    converters.push({ name: 'pdftotext', convert: ptt, convertMany: ptt });
+    converters.push({ name: 'pdftotext -layout', convert: pttLayout, convertMany: pttLayout });
   }
   const lpEntry = liteparseEntry();
   if (lpEntry) {
     const { LiteParse } = await import(pathToFileURL(lpEntry).href);
     const parser = new LiteParse({ ocrEnabled: false, outputFormat: 'markdown', quiet: quietLiteparse });
     const lp: Convert = async (d) => (await parser.parse(d.file)).text as string;
-    results.push(await measure(`liteparse ${LITEPARSE_VERSION} (markdown, OCR off)`, lp, pages, lp));
+    converters.push({ name: `liteparse ${LITEPARSE_VERSION} (markdown, OCR off)`, convert: lp, convertMany: lp });
   } else console.log('liteparse: skipped (--liteparse installs it into ~/.cache/paycall/liteparse, or set LITEPARSE_DIR)\n');
+  const results = await measureAll(converters, pages);
+  await pool?.close();
 
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
   const table = (title: string, pick: (r: Result) => QualityReport, speed: boolean) => {

@@ -14,6 +14,8 @@ import { Lexer, Op, PdfObjects, PdfStream, PdfString, Ref, Unsupported, type Pdf
 export interface FastTextDocument {
   /** The page's runs, or null when the fast path cannot read it (PDFium will). */
   pageText(pageNumber: number): RawPageText | null;
+  /** Why the last page answered null (for tests and benchmarks: which pages go to PDFium and why). */
+  declined: string | null;
 }
 
 interface PageInfo {
@@ -45,14 +47,19 @@ export function openFastText(bytes: Uint8Array, expectedPages: number): FastText
   if (pages.length !== expectedPages) return null;
   const fonts = new Map<PdfValue, FastFont | Unsupported>();
   return {
+    declined: null,
     pageText(pageNumber) {
       const page = pages[pageNumber - 1];
+      this.declined = page ? null : 'no such page';
       if (!page) return null;
       try {
         return readPage(objects, fonts, page);
       } catch (error) {
         // RangeError: a stack or an allocation too large for a hostile file; PDFium decides.
-        if (error instanceof Unsupported || error instanceof RangeError) return null;
+        if (error instanceof Unsupported || error instanceof RangeError) {
+          this.declined = error.message;
+          return null;
+        }
         throw error;
       }
     },
@@ -112,7 +119,8 @@ function pageContent(objects: PdfObjects, page: PdfDict): Uint8Array {
     if (!(s instanceof PdfStream)) throw new Unsupported('bad content stream');
     return objects.decode(s);
   });
-  return Buffer.concat(parts.flatMap((p) => [p, Buffer.from(' ')]));
+  const joined = Buffer.concat(parts.flatMap((p) => [p, Buffer.from(' ')]));
+  return new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength);
 }
 
 type Matrix = [number, number, number, number, number, number];
@@ -141,6 +149,43 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
   const rules: RawRules = { strokes: [], fills: [] };
   let objectId = 0;
   let operators = 0;
+  // The last glyph shown (any text object), for the space PDFium generates between two text
+  // objects on one line: its object, origin (user space), width (glyph units), font size,
+  // its text matrix's x axis (unit direction and scale) and whether it was a space.
+  let lastObject = 0;
+  let lastOx = 0;
+  let lastOy = 0;
+  let lastWidth = 0;
+  let lastSize = 0;
+  let lastDx = 1;
+  let lastDy = 0;
+  let lastScale = 1;
+  let lastWasSpace = false;
+
+  /**
+   * Whether PDFium's text page puts a generated space between the last glyph and a text
+   * object starting at (ox, oy) with a glyph of `width` at size `fs` (CPDF_TextPage::
+   * ProcessInsertObject): the gap from the last glyph's end, in the last object's text space,
+   * over a threshold from the wider glyph (a quarter to a sixth of it, by width). A new line
+   * (a jump across the baseline) gets none: the layout breaks lines itself.
+   */
+  const generatedSpace = (ox: number, oy: number, width: number, fs: number, scale: number, dx: number, dy: number): boolean => {
+    if (lastObject === 0 || lastWasSpace || Math.abs(dx - lastDx) + Math.abs(dy - lastDy) > 0.01) return false;
+    const vx = ox - lastOx;
+    const vy = oy - lastOy;
+    const along = (vx * lastDx + vy * lastDy) / lastScale;
+    const across = (vy * lastDx - vx * lastDy) / lastScale;
+    const lastW = Math.abs((lastWidth * lastSize) / 1000);
+    const thisW = Math.abs((width * fs) / 1000);
+    const t = Math.max(lastW, thisW) / 4;
+    if ((across > 2 * t || across < -3 * t) && (Math.abs(across) >= 1 || Math.abs(across) > Math.abs(along))) return false;
+    const wider = Math.max(lastWidth, width);
+    let t2 = wider < 400 ? wider / 2 : wider < 700 ? wider / 4 : wider < 800 ? wider / 5 : wider / 6;
+    t2 = (t2 * (lastWidth >= width ? Math.abs(lastSize) : (Math.abs(fs) * scale) / lastScale)) / 1000;
+    if ((t2 < 1.4881 && t2 > 1.4879) || (t2 < 1.39001 && t2 > 1.38999)) t2 *= 1.5;
+    if (Math.abs(lastW - along) <= t2) return false;
+    return Math.abs(along) > t2 + lastW || along > thisW + lastW;
+  };
 
   const fontOf = (resources: PdfDict | undefined, name: string): FastFont | Unsupported => {
     const fontDict = objects.dict(objects.get(resources, 'Font'));
@@ -239,8 +284,9 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
       const dy = scaleX ? m[1] / scaleX : 0;
       const size = Math.abs(fs) * Math.hypot(m[2], m[3]) || 1;
       // Loose box in text space: the glyph's advance along the baseline, the font's
-      // ascent-to-descent band (scaled to one em, as PDFium does) across it.
-      const em = font.ascent - font.descent;
+      // ascent-to-descent band (scaled to one em, or for a TeX program's font its FontBBox at
+      // its own scale, as PDFium gives them) across it.
+      const em = font.em;
       const top = (fs * font.ascent) / em + gs.rise;
       const bottom = (fs * font.descent) / em + gs.rise;
       const bytes = s.bytes;
@@ -253,7 +299,20 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
         const advance = (w + gs.charSpacing + (step === 1 && code === 32 ? gs.wordSpacing : 0)) * th;
         if (text.length > 0) {
           const u = text.codePointAt(0)!;
-          if (isSpace(u) && text.length === 1) builder.space();
+          const space = isSpace(u) && text.length === 1;
+          const glyphOx = x * m[0] + m[4];
+          const glyphOy = x * m[1] + m[5];
+          if (object !== lastObject && !space && generatedSpace(glyphOx, glyphOy, font.width(code), fs, scaleX, dx, dy)) builder.space();
+          lastObject = object;
+          lastOx = glyphOx;
+          lastOy = glyphOy;
+          lastWidth = font.width(code);
+          lastSize = fs;
+          lastDx = dx;
+          lastDy = dy;
+          lastScale = scaleX || 1;
+          lastWasSpace = space;
+          if (space) builder.space();
           else if (u === 0x0d || u === 0x0a) builder.lineBreak();
           else if (u >= 0x20) {
             // Corners of the box (x .. x + w*th, bottom .. top) in user space.
@@ -414,6 +473,9 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
           lineTo(rx + rw, ry);
           lineTo(rx + rw, ry + rh);
           lineTo(rx, ry + rh);
+          // PDFium closes a rectangle with a fifth point on the first one, then its close flag:
+          // a stroked rectangle gives it (and so the rulings) a zero-length segment as well.
+          lineTo(rx, ry);
           closePath();
           break;
         }

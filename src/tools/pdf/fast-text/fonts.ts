@@ -1,13 +1,16 @@
 /**
  * Fonts for the fast text path: what each character code of a shown string means (unicode)
  * and how far it advances. Only what can be known for sure from the PDF's dictionaries:
- * a ToUnicode map, or a named encoding (with /Differences) whose glyph names we know; widths
- * from /Widths, /W, or the standard 14 fonts' metrics (@pdf-lib/standard-fonts, Adobe's AFM
- * data). Anything else (Type 3 fonts, a font whose codes are only explained by its embedded
- * program, vertical writing) is `Unsupported`, and the page goes to PDFium.
+ * a ToUnicode map, or a named encoding (with /Differences), or the built-in encoding of an
+ * embedded Type 1 / CFF program (font-program.ts), whose glyph names we know (the Adobe Glyph
+ * List); widths from /Widths, /W, or the standard 14 fonts' metrics (@pdf-lib/standard-fonts,
+ * Adobe's AFM data). Anything else (Type 3 fonts, glyph names PDFium does not know, other
+ * embedded programs, vertical writing) is `Unsupported`, and the page goes to PDFium.
  */
 import { Encodings, Font as StandardFont, type IFontNames } from '@pdf-lib/standard-fonts';
 import { cleanFontName } from '../page-fonts.ts';
+import { builtinEncoding, type Names } from './font-program.ts';
+import { GLYPH_LIST } from './glyph-list.ts';
 import { Lexer, Op, PdfString, PdfStream, Unsupported, type PdfDict, type PdfObjects, type PdfValue } from './pdf-objects.ts';
 
 export interface FastFont {
@@ -22,9 +25,9 @@ export interface FastFont {
   /** Ascent and descent in glyph space units (descent negative). */
   ascent: number;
   descent: number;
+  /** Glyph units per font size of the box's height: ascent - descent (one em), or 1000. */
+  em: number;
 }
-
-type Names = (string | undefined)[];
 
 // --- glyph names and encodings ------------------------------------------------------------
 
@@ -67,6 +70,9 @@ const NAME_TO_UNICODE = new Map<string, number>([
   ['quoteleft', 0x2018],
   ['nbspace', 0xa0],
   ['sfthyphen', 0xad],
+  // TeX's © is this circle (CMSY) over a "c" (CMR): the combining circle, as pdfTeX's own
+  // glyph-to-unicode table says, so the "c" after it reads as © (flow-text.ts).
+  ['circlecopyrt', 0x20dd],
 ]);
 
 /** code -> glyph name of the encodings pdf-lib ships (unicode -> [code, name]) */
@@ -105,9 +111,22 @@ const MAC_ROMAN: Names = (() => {
 
 const BASE_ENCODINGS: Record<string, Names> = { WinAnsiEncoding: WIN_ANSI, MacRomanEncoding: MAC_ROMAN, StandardEncoding: STANDARD };
 
+/** The Adobe Glyph List (glyph-list.ts), built on first use: most documents never need it. */
+let glyphList: Map<string, number> | undefined;
+function agl(name: string): number | undefined {
+  if (!glyphList) {
+    glyphList = new Map();
+    for (const pair of GLYPH_LIST.split(/\s+/)) {
+      const colon = pair.lastIndexOf(':');
+      if (colon > 0) glyphList.set(pair.slice(0, colon), parseInt(pair.slice(colon + 1), 16));
+    }
+  }
+  return glyphList.get(name);
+}
+
 /** The unicode text of a glyph name, or null when the name says nothing we know. */
 export function glyphText(name: string): string | null {
-  const known = NAME_TO_UNICODE.get(name);
+  const known = NAME_TO_UNICODE.get(name) ?? agl(name);
   if (known !== undefined) return String.fromCodePoint(known);
   let m = /^uni((?:[0-9A-F]{4})+)$/.exec(name);
   if (m) return m[1].match(/.{4}/g)!.map((h) => String.fromCharCode(parseInt(h, 16))).join('');
@@ -259,6 +278,9 @@ function simpleFont(objects: PdfObjects, dict: PdfDict, name: string, toUnicode:
   if (typeof baseName === 'string') names = BASE_ENCODINGS[baseName];
   else if (standard) names = standard.builtin;
   else if (!embedded || !symbolic) names = STANDARD;
+  // An embedded symbolic font with no encoding of its own in the PDF: its program's (TeX fonts).
+  else names = builtinEncoding(objects, descriptor, STANDARD) ?? undefined;
+  const programEncoding = !!names && !standard && typeof baseName !== 'string' && embedded && symbolic;
   if (names) names = [...names];
   const differences = objects.array(encodingDict?.get('Differences'));
   if (differences) {
@@ -273,9 +295,12 @@ function simpleFont(objects: PdfObjects, dict: PdfDict, name: string, toUnicode:
 
   const firstChar = objects.num(dict, 'FirstChar') ?? 0;
   const widthArray = objects.array(dict.get('Widths'));
+  // PDFium keeps a simple font's widths as integers (a real in /Widths is truncated), and
+  // places glyphs with them: TeX's fractional widths (444.4) drift a line by a tenth of a
+  // point, enough to change where PDFium sees a word gap.
   const widths = widthArray?.map((w) => {
     const v = objects.resolve(w);
-    return typeof v === 'number' ? v : 0;
+    return typeof v === 'number' ? Math.trunc(v) : 0;
   });
   const missing = objects.num(descriptor, 'MissingWidth') ?? 0;
   if (!widths && !standard) throw new Unsupported(`no widths for ${name}`);
@@ -292,7 +317,12 @@ function simpleFont(objects: PdfObjects, dict: PdfDict, name: string, toUnicode:
     const w = widths?.[code - firstChar];
     advance[code] = w !== undefined ? w : widths ? missing : glyph ? (standard!.widths.get(glyph) ?? 0) : 0;
   }
-  const { ascent, descent } = descriptorMetrics(objects, descriptor, standard);
+  let { ascent, descent } = descriptorMetrics(objects, descriptor, standard);
+  let em = ascent - descent;
+  // Such a font's box, as PDFium gives it, spans the program's FontBBox (FreeType's ascender
+  // and descender of a Type 1 or CFF face) at its own scale, not one em.
+  const bbox = programEncoding ? objects.array(objects.get(descriptor, 'FontBBox'))?.map((v) => objects.resolve(v)) : undefined;
+  if (bbox && typeof bbox[1] === 'number' && typeof bbox[3] === 'number' && bbox[3] > bbox[1]) [ascent, descent, em] = [bbox[3], bbox[1], 1000];
   return {
     name,
     bytesPerCode: 1,
@@ -304,6 +334,7 @@ function simpleFont(objects: PdfObjects, dict: PdfDict, name: string, toUnicode:
     },
     ascent,
     descent,
+    em,
   };
 }
 
@@ -344,5 +375,6 @@ function compositeFont(objects: PdfObjects, dict: PdfDict, name: string, toUnico
     },
     ascent,
     descent,
+    em: ascent - descent,
   };
 }

@@ -84,6 +84,14 @@ for (const c of [C.LPAREN, C.RPAREN, C.LT, C.GT, C.LBRACKET, C.RBRACKET, C.LBRAC
 
 const hexValue = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1);
 
+/** The content-stream operators of one to three letters, by their bytes (little-endian). */
+const SHORT_OPS = new Map<number, Op>();
+for (const name of 'q Q cm w J j M d ri i gs m l c v y h re S s f F f* B B* b b* n W W* BT ET Tc Tw Tz TL Tf Tr Ts Td TD Tm T* Tj TJ \' " Do BI ID EI BX EX MP DP BMC BDC EMC d0 d1 CS cs SC SCN sc scn G g RG rg K k sh R obj'.split(' ')) {
+  let key = 0;
+  for (let i = 0; i < name.length; i++) key |= name.charCodeAt(i) << (8 * i);
+  SHORT_OPS.set(key, new Op(name));
+}
+
 /** Marks the end of an array or dictionary while parsing (never a value). */
 const END_ARRAY = Symbol('[');
 const END_DICT = Symbol('<<');
@@ -149,6 +157,11 @@ export class Lexer {
     let p = start;
     while (p < b.length && !STOP[b[p]]) p++;
     this.pos = p;
+    // Content-stream operators (one to three letters): a shared token, no string made.
+    if (p - start <= 3) {
+      const op = SHORT_OPS.get(b[start] | ((p - start > 1 ? b[start + 1] : 0) << 8) | ((p - start > 2 ? b[start + 2] : 0) << 16));
+      if (op) return op;
+    }
     const word = latin1(b, start, p);
     if (word === 'true') return true;
     if (word === 'false') return false;
@@ -323,6 +336,12 @@ export const latin1 = (b: Uint8Array, start: number, end: number): string => {
 /** Where an object lives: at a byte offset, or inside an object stream. */
 type XrefEntry = { offset: number } | { stream: number; index: number };
 
+/**
+ * The same bytes as a plain Uint8Array: a Buffer's subarray() runs Node's FastBuffer
+ * constructor for every string the lexer cuts out of a content stream.
+ */
+const plain = (b: Uint8Array): Uint8Array => (Buffer.isBuffer(b) ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : b);
+
 /** A decoded stream may not grow past this (a Flate bomb is refused, not inflated). */
 const MAX_DECODED = 64 * 1024 * 1024;
 
@@ -334,7 +353,10 @@ export class PdfObjects {
   private readonly objectStreams = new Map<number, { lexer: Lexer; offsets: Map<number, number> }>();
   readonly trailer: PdfDict;
 
-  constructor(readonly bytes: Uint8Array) {
+  readonly bytes: Uint8Array;
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = plain(bytes);
     this.trailer = this.readXref();
     if (this.trailer.has('Encrypt')) throw new Unsupported('encrypted');
   }
@@ -391,7 +413,7 @@ export class PdfObjects {
       if (predictor >= 10) data = unpredictPng(data, this.num(p, 'Columns') ?? 1, (this.num(p, 'Colors') ?? 1) * Math.ceil((this.num(p, 'BitsPerComponent') ?? 8) / 8));
       else if (predictor !== 1) throw new Unsupported(`predictor ${predictor}`);
     });
-    return data;
+    return plain(data);
   }
 
   /** Object `num` (its newest version); null for free or missing objects, as the spec says. */
