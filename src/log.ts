@@ -9,6 +9,8 @@
  * the end of an uncaught exception's shutdown). Only a SIGKILL can lose what one turn of the
  * event loop logged before it (docs/decisions.md, "Batched log writes").
  */
+import { writeSync } from 'node:fs';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export type LogFields = Record<string, unknown>;
 
@@ -138,12 +140,40 @@ export function bufferedSink(out: (chunk: string) => void): LogWrite & { flush: 
   flushers.add(flush);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
-    // 'exit' handlers run synchronously on process.exit() and at the natural end; stderr
-    // writes to a file or a pipe are synchronous, so what is written here is not lost.
+    // 'exit' handlers run synchronously on process.exit() and at the natural end; with a
+    // synchronous writer (stderrSink) what is written here is not lost.
     process.on('exit', flushAllLogs);
   }
   return Object.assign(write, { flush });
 }
+
+/** For waiting out a full pipe without a timer (the event loop may be gone: an 'exit' handler). */
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes the whole chunk to a file descriptor before returning, whatever the reader does.
+ * process.stderr.write is not that: when the reader of a pipe is slow (a log collector under
+ * load) and the pipe is full, the stream keeps the rest in memory and writes it later, and
+ * process.exit() drops it. A batch of lines is easily larger than a pipe's 64 KB, so the lines
+ * around a crash (the ones that matter) were lost under load. Here a full pipe (EAGAIN: libuv
+ * makes the descriptor non-blocking) is waited out, 1 ms at a time, and a partial write goes on
+ * from where it stopped. A slow reader now slows the writer instead of losing lines.
+ */
+export function writeAllSync(fd: number, chunk: string): void {
+  let buf = Buffer.from(chunk);
+  while (buf.length > 0) {
+    try {
+      const n = writeSync(fd, buf);
+      buf = buf.subarray(n);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+}
+
+/** The service's log destination: stderr, written synchronously (writeAllSync). */
+export const stderrSink = (chunk: string): void => writeAllSync(2, chunk);
 
 /** Writes every buffered sink's held lines now (before a write to stderr that bypasses the logger). */
 export function flushAllLogs(): void {

@@ -16,7 +16,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadConfig, ConfigError, type Config } from './config.ts';
-import { bufferedSink, createLogger, flushAllLogs } from './log.ts';
+import { bufferedSink, createLogger, flushAllLogs, stderrSink } from './log.ts';
 import type { App } from './app.ts';
 import { devnetChains } from './devnet-profile.ts';
 import { acquireDirLock, DirectoryInUseError, type DirLock } from './lib/dir-lock.ts';
@@ -42,7 +42,7 @@ const human = logFormat === 'human' || (logFormat === 'auto' && !!process.stderr
 const { humanLogLine, banner } = human ? await import('./start/banner.ts') : { humanLogLine: null, banner: null };
 // JSON lines are written in batches, one write per turn of the event loop (src/log.ts); a
 // terminal's human lines one by one.
-const log = createLogger(config.logLevel, { service: config.serviceName }, humanLogLine ? (line) => process.stderr.write(humanLogLine(line)) : bufferedSink((chunk) => process.stderr.write(chunk)));
+const log = createLogger(config.logLevel, { service: config.serviceName }, humanLogLine ? (line) => process.stderr.write(humanLogLine(line)) : bufferedSink(stderrSink));
 
 // Before the data directory, the devnet or the database: a taken port is one line, at once.
 const taken = await findTakenPort([
