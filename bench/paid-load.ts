@@ -3,8 +3,11 @@
  * is paid by its own USDC transfer on Base, then the paid retries run at concurrency 8 (the
  * first N) and at concurrency 1 (another N / 4). Prints paid calls per second and latency
  * p50/p95/p99 beside the 402 path's latency in the same run, and splits a paid call's time at
- * concurrency 1 into RPC round trips (measured at a timing proxy in front of the chain), the
- * tool's own run (pdf-text on one page) and what remains: the service's overhead per paid call.
+ * concurrency 1 into the bench's own HTTP client (with loopback: the call's latency minus the
+ * time the service spent on the request, from its own request-duration histogram), RPC round
+ * trips (measured at a timing proxy in front of the chain, the proxy's own handling included:
+ * it stands in for the provider), the tool's run (pdf-text on one page, from the service's
+ * tool-duration histogram) and what remains: the service's own overhead per paid call.
  * On PostgreSQL it also counts the statements each call sends (every pg client query, read
  * from a wrapper around pg's Client in this process): round trips, writes and transactions per
  * unpaid 402 and per paid call, at concurrency 1, and what one durable commit (a WAL flush)
@@ -13,10 +16,12 @@
  * 1, 2 and 3 instances behind the balancer, each instance a process of its own (bench/scale-out.ts).
  *   npx tsx bench/paid-load.ts            (PGlite)   DATABASE_URL=... npx tsx bench/paid-load.ts
  *   BENCH_DOCS=120 (default)  BENCH_INSTANCES=1,2,3 (default; empty: skip the scale-out part)
+ *   BENCH_CPU_PROFILE=/tmp/paid.cpuprofile: a CPU profile of the concurrency-1 phase (bench/profile-summary.ts)
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
@@ -67,15 +72,17 @@ const summary = (values: number[]) => {
 async function startTimingProxy(target: string) {
   const spans: [number, number][] = [];
   const server = createServer((req, res) => {
+    // From the request's arrival to the answer handed to the socket: the proxy's own handling
+    // counts as RPC (it stands in for the provider), the service's JSON-RPC client does not.
+    const arrived = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      const started = performance.now();
       try {
         const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
         const text = await upstream.text();
-        spans.push([started, performance.now()]);
         res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+        spans.push([arrived, performance.now()]);
       } catch (e) {
         res.writeHead(502).end(String(e));
       }
@@ -98,6 +105,29 @@ function rpcTimeWithin(spans: [number, number][], from: number, to: number): num
   return total;
 }
 
+/**
+ * BENCH_CPU_PROFILE=<file>: a V8 CPU profile (100 µs sampling) of this process during the
+ * concurrency-1 phase only, without start-up, quoting, paying and the concurrency-8 phase
+ * (read it with bench/profile-summary.ts). The service, the bench's client and its timing proxy
+ * share this process: their functions are told apart by file.
+ */
+async function startProfile() {
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, r) => (err ? reject(err) : resolve(r))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 100 });
+  await post('Profiler.start');
+  return {
+    async stop(file: string) {
+      const { profile } = (await post('Profiler.stop')) as { profile: object };
+      await writeFile(file, JSON.stringify(profile));
+      session.disconnect();
+      console.log(`CPU profile of the concurrency-1 phase: ${file}`);
+    },
+  };
+}
+
 async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>) {
   let next = 0;
   await Promise.all(Array.from({ length: concurrency }, async () => {
@@ -109,13 +139,8 @@ export async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'paycall-paid-load-'));
   const devnet = await startDevnet({ dataDir: join(dir, 'devnet'), log: createLogger('silent') });
   const proxy = await startTimingProxy(devnet.chains.base.rpcUrl);
-  // Tool run times come from the service's own log line ('tool finished', per request id).
-  const toolMs = new Map<string, number>();
-  const log = createLogger('info', {}, (line) => {
-    if (!line.includes('"tool finished"')) return;
-    const l = JSON.parse(line) as { request_id: string; duration_ms: number };
-    toolMs.set(l.request_id, l.duration_ms);
-  });
+  // The service logs at info as it does in production (every line formatted), into nothing.
+  const log = createLogger('info', {}, () => undefined);
   // A database of its own: the devnet starts afresh each run, so its transaction hashes repeat,
   // and receipts a previous run consumed would answer this run's payments 409.
   const db = process.env.DATABASE_URL ? await createTestDatabase('paidload') : null;
@@ -123,6 +148,10 @@ export async function main() {
   const config = { ...loadConfig(env), chains: { ...devnet.chains, base: { ...devnet.chains.base, rpcUrl: proxy.url } } };
   const app = await createApp(config, log);
   const { port } = await app.listen();
+  /** Milliseconds the service has spent on requests and on tool runs so far (its histograms' sums). */
+  const sumMs = async (h: { get(): Promise<{ values: { metricName?: string; value: number }[] }> }) =>
+    (await h.get()).values.filter((v) => v.metricName?.endsWith('_sum')).reduce((a, v) => a + v.value * 1000, 0);
+  const serviceTimes = async () => ({ server: await sumMs(app.metrics.httpDuration), tool: await sumMs(app.metrics.toolDuration) });
   const url = `http://127.0.0.1:${port}/v1/pdf-text`;
   const buyer = devnet.info.accounts[0].evmPrivateKey;
   const { chainId, usdc, payTo } = devnet.chains.base;
@@ -153,12 +182,15 @@ export async function main() {
   const statuses = new Map<number, number>();
   const run = async (set: Doc[], concurrency: number) => {
     const latency: number[] = [];
-    const split: { rpc: number; tool: number; rest: number }[] = [];
+    const split: { rpc: number; tool: number; rest: number; client: number; overhead: number }[] = [];
     const sql: ReturnType<typeof countStatements>[] = [];
     const rpcCalls: number[] = [];
     const started = performance.now();
     await pool(set, concurrency, async (doc) => {
       const id = `paid-${doc.tx!.slice(2, 18)}`;
+      // At concurrency 1 the service's histograms change only by this call: their sums before
+      // and after give its time in the service and its tool's run, to the microsecond.
+      const before = concurrency === 1 ? await serviceTimes() : null;
       const t0 = performance.now();
       const res = await post(doc, { 'x-payment': xPayment('base', 'exact', { tx_hash: doc.tx! }), 'x-request-id': id });
       await res.arrayBuffer();
@@ -166,8 +198,11 @@ export async function main() {
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       latency.push(t1 - t0);
       const rpc = rpcTimeWithin(proxy.spans, t0, t1);
-      const tool = toolMs.get(id) ?? 0;
-      split.push({ rpc, tool, rest: t1 - t0 - rpc - tool });
+      if (before) {
+        const after = await serviceTimes();
+        const [server, tool] = [after.server - before.server, after.tool - before.tool];
+        split.push({ rpc, tool, rest: t1 - t0 - rpc - tool, client: t1 - t0 - server, overhead: server - rpc - tool });
+      }
       // A paid call's work may finish just after its answer (the answer store): a breath before counting.
       if (concurrency === 1) {
         await new Promise((r) => setTimeout(r, 20));
@@ -179,13 +214,15 @@ export async function main() {
     return { latency, split, sql, rpcCalls, rps: set.length / seconds };
   };
   const c8 = await run(docs.slice(0, DOCS), 8);
+  const profiling = process.env.BENCH_CPU_PROFILE ? await startProfile() : null;
   const c1 = await run(docs.slice(DOCS), 1);
+  if (profiling) await profiling.stop(process.env.BENCH_CPU_PROFILE!);
 
-  const med = (k: 'rpc' | 'tool' | 'rest') => ms(percentile(c1.split.map((s) => s[k]).sort((a, b) => a - b), 50));
+  const med = (k: 'rpc' | 'tool' | 'rest' | 'client' | 'overhead') => ms(percentile(c1.split.map((s) => s[k]).sort((a, b) => a - b), 50));
   console.log(`unpaid 402 (quote), sequential        ${summary(quoteLatency)}`);
   console.log(`paid calls, concurrency 8  ${c8.rps.toFixed(1).padStart(7)} calls/s   ${summary(c8.latency)}`);
   console.log(`paid calls, concurrency 1  ${c1.rps.toFixed(1).padStart(7)} calls/s   ${summary(c1.latency)}`);
-  console.log(`paid call at concurrency 1, p50 of each part: RPC round trips ${med('rpc')} (${percentile([...c1.rpcCalls].sort((a, b) => a - b), 50)} JSON-RPC calls), pdf-text run ${med('tool')}, service overhead ${med('rest')} (goal < 5 ms)`);
+  console.log(`paid call at concurrency 1, p50 of each part: the bench's client and loopback ${med('client')}, RPC round trips ${med('rpc')} (${percentile([...c1.rpcCalls].sort((a, b) => a - b), 50)} JSON-RPC calls), pdf-text run ${med('tool')}, service overhead ${med('overhead')} (goal < 5 ms); latency minus RPC and tool, the figure reported before, which counts the client too: ${med('rest')}`);
   if (config.databaseUrl) {
     const p50 = (xs: ReturnType<typeof countStatements>[], k: 'all' | 'writes' | 'transactions') => percentile(xs.map((x) => x[k]).sort((a, b) => a - b), 50);
     const max = (xs: ReturnType<typeof countStatements>[], k: 'all' | 'writes' | 'transactions') => Math.max(...xs.map((x) => x[k]));

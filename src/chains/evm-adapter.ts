@@ -31,6 +31,8 @@ import {  type AuthorizationTransfer, type ChainHealth, type Eip3009Authorizatio
 import { ChainError, type ChainErrorReason } from './chain-error.ts';
 import { evmTransactionState } from './evm-transaction-state.ts';
 import { createSerialQueue } from './serial-queue.ts';
+import { createLru } from '../lib/lru.ts';
+import { createJsonRpc } from './json-rpc.ts';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES, usdcAbi } from './usdc-abi.ts';
 import { USDC_EIP712_NAME, USDC_EIP712_VERSION } from './usdc-addresses.ts';
 
@@ -50,6 +52,15 @@ export interface EvmAdapterOptions {
   confirmations?: number;
   /** Timeout of one RPC call (default 10 s). */
   rpcTimeoutMs?: number;
+}
+
+/** The fields of an eth_getTransactionReceipt answer that a payment's check reads (hex strings, as the node sends them). */
+interface RawReceipt {
+  status: string;
+  blockHash: string;
+  blockNumber: string;
+  from: string;
+  logs: { address: string; topics: string[]; data: string }[];
 }
 
 /** OP-stack chains (Base mainnet and Sepolia) need viem's OP formatters for deposit transactions. */
@@ -144,6 +155,8 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
   const transport = http(config.rpcUrl, { timeout: opts.rpcTimeoutMs ?? 10_000, retryCount: 2 });
   const pollingInterval = opts.pollingIntervalMs ?? 1_000;
   const client = createPublicClient({ chain, transport, pollingInterval });
+  // A buyer's receipt and its block's time, read on every paid call: the lean client (json-rpc.ts).
+  const rpc = createJsonRpc(config.rpcUrl, { timeoutMs: opts.rpcTimeoutMs ?? 10_000, retryCount: 2 });
   const relayer = privateKeyToAccount(opts.relayerKey as Hex);
   const treasury = privateKeyToAccount(opts.treasuryKey as Hex);
   const relayerWallet = createWalletClient({ account: relayer, chain, transport, pollingInterval });
@@ -170,7 +183,19 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
       },
     ));
 
-  const blockTime = async (blockNumber: bigint) => Number((await client.getBlock({ blockNumber })).timestamp);
+  // A block's time by its hash: a hash names one block for good (a reorged height has another
+  // hash), so a time read once is kept. Payments in the same block (a busy chain's 2-second block
+  // holds many) then cost one JSON-RPC call each instead of two.
+  const blockTimes = createLru<string, number>(256);
+  const blockTime = async ({ blockHash }: { blockHash: string }) => {
+    let time = blockTimes.get(blockHash);
+    if (time === undefined) {
+      const block = await rpc<{ timestamp: string } | null>('eth_getBlockByHash', [blockHash, false]);
+      if (!block) throw new Error(`block ${blockHash} is not known to the ${network} node (reorganised away?)`);
+      blockTimes.set(blockHash, (time = Number(BigInt(block.timestamp))));
+    }
+    return time;
+  };
 
   /** Waits (bounded) for one of our transactions and turns its fate into a result or a ChainError. */
   const awaitMined = async (hash: Hash, what: string): Promise<{ receipt: TransactionReceipt; blockTime: number }> => {
@@ -184,7 +209,7 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
       throw e;
     }
     if (receipt.status !== 'success') throw new ChainError('reverted', `${what} ${hash} reverted on ${network}`);
-    return { receipt, blockTime: await blockTime(receipt.blockNumber) };
+    return { receipt, blockTime: await blockTime(receipt) };
   };
 
   const refuseFromRevert = (e: unknown, fallback: ChainErrorReason): never => {
@@ -255,7 +280,7 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
     const receipt = await client.getTransactionReceipt({ hash: txHash });
     if (receipt.status !== 'success') return null;
     const moved = authorizationTransferIn(receipt.logs, from, nonce as Hex);
-    return moved ? { txHash, blockTime: await blockTime(receipt.blockNumber), ...moved } : null;
+    return moved ? { txHash, blockTime: await blockTime(receipt), ...moved } : null;
   }
 
   /**
@@ -282,13 +307,22 @@ export function createEvmAdapter(opts: EvmAdapterOptions): EvmChainAdapter {
 
     async getTransaction(id: string): Promise<TxLookup> {
       if (!HASH.test(id)) return { status: 'not_found' };
-      const found = await evmTransactionState(client, id as Hash, confirmations);
-      if (found.state !== 'mined') return { status: found.state };
-      const { receipt } = found;
-      const time = await blockTime(receipt.blockNumber);
-      if (receipt.status !== 'success') return { status: 'reverted', blockTime: time };
-      const viaAuthorization = receipt.logs.some((l) => l.address.toLowerCase() === usdc.toLowerCase() && l.topics[0]?.toLowerCase() === AUTHORIZATION_USED_TOPIC);
-      return { status: 'confirmed', blockTime: time, transfers: decodeTransferLogs(receipt.logs), sender: getAddress(receipt.from), viaAuthorization };
+      // The common case, a mined transaction, in one lean call (json-rpc.ts); a receipt not there
+      // (pending, unknown, or mined just now) is read again through viem, as before.
+      const raw = await rpc<RawReceipt | null>('eth_getTransactionReceipt', [id]);
+      let mined: { success: boolean; blockHash: string; from: string; logs: readonly { address: string; topics: readonly string[]; data: string }[] };
+      if (raw) {
+        if (confirmations > 1 && (await client.getBlockNumber({ cacheTime: 0 })) - BigInt(raw.blockNumber) + 1n < BigInt(confirmations)) return { status: 'pending' };
+        mined = { success: raw.status === '0x1', blockHash: raw.blockHash, from: raw.from, logs: raw.logs };
+      } else {
+        const found = await evmTransactionState(client, id as Hash, confirmations);
+        if (found.state !== 'mined') return { status: found.state };
+        mined = { success: found.receipt.status === 'success', blockHash: found.receipt.blockHash, from: found.receipt.from, logs: found.receipt.logs };
+      }
+      const time = await blockTime(mined);
+      if (!mined.success) return { status: 'reverted', blockTime: time };
+      const viaAuthorization = mined.logs.some((l) => l.address.toLowerCase() === usdc.toLowerCase() && l.topics[0]?.toLowerCase() === AUTHORIZATION_USED_TOPIC);
+      return { status: 'confirmed', blockTime: time, transfers: decodeTransferLogs(mined.logs), sender: getAddress(mined.from), viaAuthorization };
     },
 
     async authorizationUsed(authorizer: string, nonce: string): Promise<boolean> {

@@ -11,6 +11,7 @@
  * quote that arrived during the previous write, so the number of writes stays bounded by the
  * database's round-trip time, not by the request rate.
  */
+import { createPreparedSql } from './prepared-sql.ts';
 import type { Database } from '../db/orm.ts';
 import type { Quote } from '../db/entities.ts';
 import type { Logger } from '../log.ts';
@@ -62,6 +63,8 @@ export interface QuoteStoreOptions {
 export function createQuoteStore(orm: Database, log: Logger, opts: QuoteStoreOptions = {}): QuoteStore {
   const asyncCommit = opts.commitWithoutFlush ? `, (select set_config('synchronous_commit', 'off', true)) as async_commit` : '';
   let open: Batch | null = null;
+  // The offers a payment is judged against, read on every paid call: a prepared statement on PostgreSQL (prepared-sql.ts).
+  const prepared = createPreparedSql(orm);
   let writing: Promise<void> | null = null;
 
   const newBatch = (): Batch => {
@@ -146,7 +149,7 @@ export function createQuoteStore(orm: Database, log: Logger, opts: QuoteStoreOpt
     },
     async offers(fingerprint) {
       // No flush needed: a quote whose 402 was sent is already committed.
-      const rows = await orm.em.getConnection().execute<{ t: string | number; amount: string }[]>(
+      const rows = await prepared.execute<{ t: string | number; amount: string }[]>(
         'select extract(epoch from t)::float8 as t, a::text as amount from quote, unnest(quoted_times, quoted_amounts) as o(t, a) where fingerprint = ? and a is not null order by t',
         [fingerprint],
       );

@@ -11,6 +11,7 @@
  * stores the answer, gives the lease back or releases.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createPreparedSql } from './prepared-sql.ts';
 import { randomUUID } from 'node:crypto';
 import { sqlOf, type Database } from '../db/orm.ts';
 import type { Logger } from '../log.ts';
@@ -97,6 +98,8 @@ export function createReceiptLeases(orm: Database, opts: ReceiptLeaseOptions): R
   const holder = randomUUID();
   const lease = { holder, leaseMs: opts.leaseMs };
   const em = () => sqlOf(orm);
+  // The consume of every paid call: a prepared statement on PostgreSQL (prepared-sql.ts).
+  const prepared = createPreparedSql(orm);
 
   // Receipts this instance holds (primary key -> when the hold began and the key it was
   // claimed by, which may be an alias), renewed by one timer with one statement per beat; the
@@ -155,7 +158,7 @@ export function createReceiptLeases(orm: Database, opts: ReceiptLeaseOptions): R
     },
 
     async consume(key, network, fingerprint, ledger) {
-      const id = await consumeWithLedger(em(), { key, network, fingerprint }, lease, ledger);
+      const id = await consumeWithLedger(prepared, { key, network, fingerprint }, lease, ledger);
       if (id !== null) hold(key);
       return id;
     },

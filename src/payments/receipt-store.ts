@@ -22,6 +22,7 @@
  *   runs and answers are recorded on the receipt it names.
  */
 import type { Sql } from '../db/orm.ts';
+import type { SqlRunner } from './prepared-sql.ts';
 import type { Payment } from '../db/entities.ts';
 import type { ReceiptRow } from '../db/rows.ts';
 import { net } from './take-rate.ts';
@@ -61,7 +62,7 @@ const ledgerValues = (ledger: LedgerEntry) => {
 };
 
 /** The receipt a key names (through its alias), with whether its lease is still running. */
-export async function loadReceipt(em: Sql, key: string): Promise<ReceiptRow | null> {
+export async function loadReceipt(em: SqlRunner, key: string): Promise<ReceiptRow | null> {
   const rows = await em.execute<ReceiptRow[]>(
     `select ${ROW}, r.lease_until > now() as lease_active
        from consumed_receipt a join consumed_receipt r on r.receipt_key = coalesce(a.alias_of, a.receipt_key)
@@ -106,7 +107,7 @@ export async function paymentTxAndPayer(em: Sql, paymentId: string | number): Pr
  * nothing; a failing ledger insert leaves no receipt row either). The run that follows at once
  * is counted here too. Returns the ledger row's id, or null when the receipt was consumed before.
  */
-export async function consumeWithLedger(em: Sql, r: { key: string; network: string; fingerprint: string }, lease: Lease, ledger: LedgerEntry): Promise<number | null> {
+export async function consumeWithLedger(em: SqlRunner, r: { key: string; network: string; fingerprint: string }, lease: Lease, ledger: LedgerEntry): Promise<number | null> {
   const rows = await em.execute<{ id: string }[]>(
     `with r as (
        insert into consumed_receipt (receipt_key, network, fingerprint, state, lease_until, lease_holder, payment_id, attempts)
@@ -205,7 +206,7 @@ export async function setReceiptPayment(tx: Sql, key: string, paymentId: number)
  * the current holder is the one answer. Returns the primary receipt's key and fingerprint, or
  * null when nothing was stored (the lease was lost, or an answer is stored already).
  */
-export async function storeAnswer(em: Sql, key: string, answer: StoredAnswer, holder: string): Promise<{ receipt_key: string; fingerprint: string } | null> {
+export async function storeAnswer(em: SqlRunner, key: string, answer: StoredAnswer, holder: string): Promise<{ receipt_key: string; fingerprint: string } | null> {
   const rows = await em.execute<{ receipt_key: string; fingerprint: string }[]>(
     `update consumed_receipt set state = 'done', response_status = ?, response_headers = ?, response_body = ?, completed_at = now(), payer = null, amount = null
       where receipt_key = ${PRIMARY_KEY} and state = 'running' and lease_holder = ? returning receipt_key, fingerprint`,

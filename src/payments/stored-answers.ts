@@ -10,6 +10,7 @@ import { AppError } from '../http/app-error.ts';
 import { createLru } from '../lib/lru.ts';
 import type { Logger } from '../log.ts';
 import type { ReceiptLeases } from './receipt-lease.ts';
+import { createPreparedSql } from './prepared-sql.ts';
 import { finishExhausted, loadReceipt, paymentTxAndPayer, storeAnswer, type AnswerColumns, type StoredAnswer } from './receipt-store.ts';
 
 export type GateOutcome =
@@ -65,6 +66,8 @@ export function createStoredAnswers(orm: Database, leases: Pick<ReceiptLeases, '
   const waitPollMs = opts.waitPollMs ?? 100;
   const maxRuns = opts.maxRuns ?? 3;
   const em = () => sqlOf(orm);
+  // The paid call's reads and its stored answer: prepared statements on PostgreSQL (prepared-sql.ts).
+  const prepared = createPreparedSql(orm);
 
   // Retries waiting in this process for a receipt's answer: woken as soon as it is stored here.
   const waiters = new Map<string, Set<() => void>>();
@@ -99,7 +102,7 @@ export function createStoredAnswers(orm: Database, leases: Pick<ReceiptLeases, '
         return { kind: 'replay', answer: cached.answer };
       }
       for (;;) {
-        const row = await loadReceipt(em(), key);
+        const row = await loadReceipt(prepared, key);
         if (!row) return null;
         if (row.fingerprint !== fingerprint) throw consumed();
         if (row.state === 'done') {
@@ -121,7 +124,7 @@ export function createStoredAnswers(orm: Database, leases: Pick<ReceiptLeases, '
     async complete(key, answer) {
       // The first answer of the current holder is the one answer: a run that lost its lease (or
       // a second completion) stores nothing and learns what was stored instead.
-      const stored = await storeAnswer(em(), key, answer, leases.holder);
+      const stored = await storeAnswer(prepared, key, answer, leases.holder);
       const primary = stored?.receipt_key ?? key;
       leases.unhold(key);
       leases.unhold(primary);
@@ -130,7 +133,7 @@ export function createStoredAnswers(orm: Database, leases: Pick<ReceiptLeases, '
         wake(primary);
         return { stored: true };
       }
-      const row = await loadReceipt(em(), key);
+      const row = await loadReceipt(prepared, key);
       opts.log?.warn('answer not stored: this instance no longer holds the receipt', { receipt: key, state: row?.state });
       if (row?.state !== 'done') return { stored: false, answer: null };
       const existing = toAnswer(row);
