@@ -2,7 +2,7 @@
  * Checks that pdf-md split over pool workers answers byte for byte what the unsplit run
  * answers, on every PDF of the tuned suite (corpus and test/fixtures/quality/) and the holdout.
  * Three ways per document and option: unsplit (runTool); the pages read one page per freshly
- * opened document, each page's visit through a structured clone (as a worker's message), then
+ * opened document, each page's visit packed and copied as a worker's message is, then
  * composed once (the strictest form of "a page's reading depends on that page alone"); and
  * through a tool pool of 2 workers that splits every document (splitMinPages 1). Prints one
  * line per document with the hash of the unsplit answer and whether the others match; exits 1
@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../src/log.ts';
+import { packPages, unpackPages } from '../src/tools/pdf/md-page-codec.ts';
 import { openPdf } from '../src/tools/pdf/open-pdf.ts';
 import { composeMd, readMdPages, type MdPageVisit } from '../src/tools/pdf-md.tool.ts';
 import { runTool } from '../src/tools/run-tool.ts';
@@ -33,7 +34,8 @@ async function pagewise(bytes: Uint8Array, pageAnchors: PageAnchorForm): Promise
     for (let n = doc.numPages; n >= 1; n--) {
       const one = await openPdf(new Uint8Array(bytes));
       try {
-        visits.push(...structuredClone(await readMdPages(one, undefined, { first: n, last: n })));
+        // Packed and copied as a worker's message is (pdf/md-page-codec.ts).
+        visits.push(...(unpackPages(structuredClone(packPages(await readMdPages(one, undefined, { first: n, last: n })))) as MdPageVisit[]));
       } finally {
         one.destroy();
       }

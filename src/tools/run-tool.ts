@@ -8,6 +8,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { AppError, isAppError } from '../http/app-error.ts';
 import { detectKind } from './inspect-document.ts';
 import { invoiceExtract } from './invoice-extract.tool.ts';
+import { packPages, unpackPages, type PackedPages } from './pdf/md-page-codec.ts';
 import { openPdf, pdfiumCrashAsAppError, type PdfDocument } from './pdf/open-pdf.ts';
 import { pdfJson } from './pdf-json.tool.ts';
 import { composeMd, pdfMd, readMdPages, type MdPageVisit } from './pdf-md.tool.ts';
@@ -43,7 +44,8 @@ export async function runToolPart<T extends ToolName>(tool: T, bytes: Uint8Array
  * (readMdPages); the others send them to part 0 and answer no chunk; part 0 waits for them,
  * puts all pages in order and composes the document once: the same answer as the unsplit
  * run, because a page's reading depends on that page alone. A part that fails tells part 0
- * its error, so part 0 fails alike instead of waiting for pages that will not come.
+ * its error, so part 0 fails alike instead of waiting for pages that will not come. Pages
+ * travel packed (pdf/md-page-codec.ts): part 0 waits, so unpacking them must be cheap.
  */
 async function runGatheredPart(bytes: Uint8Array, part: ToolPart, deps: RunToolDeps): Promise<PartChunk<PdfMdResult>[]> {
   const readClaimed = async (doc: PdfDocument): Promise<MdPageVisit[]> => {
@@ -58,12 +60,12 @@ async function runGatheredPart(bytes: Uint8Array, part: ToolPart, deps: RunToolD
   if (part.lead) {
     const lead = part.lead;
     try {
-      const pages = await withPdf(bytes, readClaimed);
-      lead.postMessage({ pages } satisfies GatheredPages<MdPageVisit>);
+      const packed = packPages(await withPdf(bytes, readClaimed));
+      lead.postMessage({ pages: packed } satisfies GatheredPages<PackedPages>, [packed.lengths.buffer, packed.counts.buffer, packed.numbers.buffer] as ArrayBuffer[]);
       return [];
     } catch (error) {
       const e = error as Error;
-      lead.postMessage({ error: isAppError(e) ? { app: true, code: e.code, status: e.status, message: e.message, hint: e.extra.hint } : { app: false, message: e?.message ?? String(e) } } satisfies GatheredPages<MdPageVisit>);
+      lead.postMessage({ error: isAppError(e) ? { app: true, code: e.code, status: e.status, message: e.message, hint: e.extra.hint } : { app: false, message: e?.message ?? String(e) } } satisfies GatheredPages<PackedPages>);
       throw error;
     }
   }
@@ -87,8 +89,8 @@ async function runGatheredPart(bytes: Uint8Array, part: ToolPart, deps: RunToolD
 /** The pages a peer part sends, or its error; a port closed with nothing sent is an error too. */
 function gatherFrom(port: MessagePort): Promise<MdPageVisit[]> {
   return new Promise((resolve, reject) => {
-    port.once('message', (msg: GatheredPages<MdPageVisit>) => {
-      if ('pages' in msg) resolve(msg.pages);
+    port.once('message', (msg: GatheredPages<PackedPages>) => {
+      if ('pages' in msg) resolve(unpackPages(msg.pages));
       else if (msg.error.app) reject(new AppError(msg.error.code, msg.error.status, msg.error.message, msg.error.hint ? { hint: msg.error.hint } : {}));
       else reject(new Error(msg.error.message));
     });

@@ -48,7 +48,7 @@ export interface ToolPart {
  * What a part of a gathered job sends part 0: the pages it read (in the order it read them),
  * or the error that stopped it, so part 0 fails with the same answer instead of waiting.
  */
-export type GatheredPages<P> = { pages: P[] } | { error: { app: true; code: string; status: number; message: string; hint?: string } | { app: false; message: string } };
+export type GatheredPages<P> = { pages: P } | { error: { app: true; code: string; status: number; message: string; hint?: string } | { app: false; message: string } };
 
 /** The result of one chunk of a split job, from its first page (chunks are merged in page order). */
 export interface PartChunk<T> {
