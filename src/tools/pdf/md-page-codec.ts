@@ -97,8 +97,11 @@ export function unpackPages(packed: PackedPages): CodecPage[] {
         runs[k] = { text: rtext, x0: numbers[n], x1: numbers[n + 1], top: numbers[n + 2], bottom: numbers[n + 3], baseline: numbers[n + 4], size: numbers[n + 5], fontId: rfont };
         n += RUN_NUMBERS;
       }
-      // As fragments.ts makes them, plus the page pdf-md sets.
-      fragments[i] = { runs, text: ftext, x0: numbers[fn], x1: numbers[fn + 1], baseline: numbers[fn + 2], top: numbers[fn + 3], bottom: numbers[fn + 4], size: numbers[fn + 5], fontId: ffont, page: pageNumber };
+      // As fragments.ts makes them, then the page as pdf-md sets it: objects of the same shape
+      // (hidden class) as the ones read here, or composing them mixed would run slower.
+      const f: Fragment = { runs, text: ftext, x0: numbers[fn], x1: numbers[fn + 1], baseline: numbers[fn + 2], top: numbers[fn + 3], bottom: numbers[fn + 4], size: numbers[fn + 5], fontId: ffont };
+      f.page = pageNumber;
+      fragments[i] = f;
     }
     pages.push({ pageNumber, value: { frameHeight, fragments, tables: tables[t++] } });
   }
