@@ -9,9 +9,7 @@
  * documents, one document at a time in one thread (pdf-md through runTool in this thread; the
  * others as their own processes, timed from spawn to exit), and with as many documents at once
  * as the machine has cores (pdf-md through the tool pool, one worker per core; the others as
- * that many concurrent processes); pdf-md also one document at a time through that pool, split
- * over its idle workers (pages read in parallel, composed once) and, as the baseline of the
- * same run, a pool that never splits. The converters take turns in every timed round (after one
+ * that many concurrent processes). The converters take turns in every timed round (after one
  * untimed warm-up pass each) and the medians are reported, so that a change of load falls on
  * all of them alike; the load average is printed with the figures: timings on a shared machine
  * are noisy. Converters:
@@ -24,7 +22,7 @@
  *   ~/.cache/paycall/liteparse (or LITEPARSE_DIR), outside the repository; an existing install
  *   there is reused.
  *
- *   npx tsx bench/pdf-md.ts [rounds] [--before <rev>] [--failures] [--no-parallel] [--split-min <pages>] [--liteparse] [--verbose]
+ *   npx tsx bench/pdf-md.ts [rounds] [--before <rev>] [--failures] [--no-parallel] [--liteparse] [--verbose]
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -41,15 +39,12 @@ import { caseDocuments, rate, scoreOutputs, type QualityReport } from '../test/f
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
-// The first number that is not an option's value.
-const rounds = Number(args.find((a, i) => /^\d+$/.test(a) && !['--before', '--split-min'].includes(args[i - 1])) ?? 3);
+const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 3);
 // liteparse logs its stage timings on stdout: kept out of the report unless asked for.
 const quietLiteparse = !args.includes('--verbose');
 const beforeRev = args.includes('--before') ? args[args.indexOf('--before') + 1] : null;
 const showFailures = args.includes('--failures');
 const parallel = !args.includes('--no-parallel');
-// The pool's splitMinPages for the split rows (default: the pool's own, 32 pages).
-const splitMin = args.includes('--split-min') ? Number(args[args.indexOf('--split-min') + 1]) : undefined;
 const LITEPARSE_VERSION = '2.14.7';
 const liteparseDir = process.env.LITEPARSE_DIR ?? (args.includes('--liteparse') ? path.join(os.homedir(), '.cache/paycall/liteparse') : null);
 
@@ -191,12 +186,9 @@ function cpuSeconds(): number {
   return (u.user + u.system) / 1e6 + children;
 }
 
-/**
- * pdf-md through a tool pool of `cores` workers: the paid path's engine, documents side by
- * side, or one at a time (then split over the workers from splitMinPages pages; Infinity never).
- */
-function pdfMdPool(splitMinPages?: number): { convert: Convert; close: () => Promise<void> } {
-  const pool = createToolPool({ workers: cores, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0, splitMinPages });
+/** pdf-md through a tool pool of `cores` workers: the paid path's engine, documents side by side. */
+function pdfMdPool(): { convert: Convert; close: () => Promise<void> } {
+  const pool = createToolPool({ workers: cores, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0 });
   return { convert: async (d) => (await pool.run('pdf-md', new Uint8Array(d.pdf))).markdown, close: () => pool.close() };
 }
 
@@ -222,16 +214,10 @@ async function main() {
 
   console.log(`load average before: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; ${cores} cores\n`);
   const converters: Converter[] = [];
-  const pool = parallel ? pdfMdPool(splitMin) : null;
-  const unsplitPool = parallel ? pdfMdPool(Infinity) : null;
-  // Warm the pools' workers (each loads PDFium once) outside the timed rounds.
-  for (const p of [pool, unsplitPool]) if (p) await Promise.all(docs.slice(0, cores).map((d) => p.convert(d)));
+  const pool = parallel ? pdfMdPool() : null;
+  // Warm the pool's workers (each loads PDFium once) outside the timed rounds.
+  if (pool) await Promise.all(docs.slice(0, cores).map((d) => pool.convert(d)));
   converters.push({ name: 'pdf-md (this tree)', convert: await pdfMdFrom(ROOT), convertMany: pool?.convert });
-  // One document at a time through the pool, as the service runs it: split over idle workers, and not.
-  if (pool && unsplitPool) {
-    converters.push({ name: 'pdf-md (pool, split)', convert: pool.convert });
-    converters.push({ name: 'pdf-md (pool, unsplit)', convert: unsplitPool.convert });
-  }
   if (beforeRev) converters.push({ name: `pdf-md (${beforeRev})`, convert: await pdfMdFrom(beforeTree(beforeRev)) });
   if (havePoppler) {
     const ptt: Convert = async (d) => (await run('pdftotext', ['-enc', 'UTF-8', d.file, '-'], { maxBuffer: 1 << 28 })).stdout;
@@ -248,7 +234,6 @@ async function main() {
   } else console.log('liteparse: skipped (--liteparse installs it into ~/.cache/paycall/liteparse, or set LITEPARSE_DIR)\n');
   const results = await measureAll(converters, pages);
   await pool?.close();
-  await unsplitPool?.close();
 
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
   const table = (title: string, pick: (r: Result) => QualityReport, speed: boolean) => {
@@ -269,12 +254,6 @@ async function main() {
   if (ptt) {
     console.log(`pdf-md / pdftotext pages per second, one document at a time: ${(ours.pagesPerSecond / ptt.pagesPerSecond).toFixed(2)}x`);
     console.log(`pdf-md / pdftotext pages per CPU-second, one document at a time: ${(ours.pagesPerCpuSecond / ptt.pagesPerCpuSecond).toFixed(2)}x`);
-    const split = results.find((r) => r.name === 'pdf-md (pool, split)');
-    const unsplit = results.find((r) => r.name === 'pdf-md (pool, unsplit)');
-    if (split && unsplit) {
-      console.log(`pdf-md through the pool, split / pdftotext pages per second, one document at a time: ${(split.pagesPerSecond / ptt.pagesPerSecond).toFixed(2)}x (unsplit ${(unsplit.pagesPerSecond / ptt.pagesPerSecond).toFixed(2)}x)`);
-      console.log(`pdf-md through the pool, split / unsplit: ${(split.pagesPerSecond / unsplit.pagesPerSecond).toFixed(2)}x pages per second, ${(split.pagesPerCpuSecond / unsplit.pagesPerCpuSecond).toFixed(2)}x pages per CPU-second`);
-    }
     if (ours.parallelPagesPerSecond && ptt.parallelPagesPerSecond) console.log(`pdf-md / pdftotext pages per second, ${cores} documents at once: ${(ours.parallelPagesPerSecond / ptt.parallelPagesPerSecond).toFixed(2)}x`);
   }
   console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);

@@ -21,7 +21,7 @@
  * Markdown knows content is missing rather than absent.
  */
 import type { PdfDocument } from './pdf/open-pdf.ts';
-import { mapPages, type PageRange } from './pdf/pdf-pages.ts';
+import { mapPages } from './pdf/pdf-pages.ts';
 import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { findFurniture } from './pdf/page-furniture.ts';
 import { buildBlocks, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
@@ -276,54 +276,25 @@ export function segments(block: Block): Block[] {
   }));
 }
 
-/**
- * What pdf-md reads of one page: plain data (numbers, strings, arrays), so that a page read in
- * another worker can be sent here (structured clone keeps it as it was, shared objects shared).
- */
-export interface MdPage {
+interface PageModel {
   frameHeight: number;
   fragments: Fragment[];
   tables: Table[];
 }
 
-/** A page as read for pdf-md: null when the page could not be read. */
-export interface MdPageVisit {
-  pageNumber: number;
-  value: MdPage | null;
-}
-
 export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: PdfMdOptions = {}): Promise<PdfMdResult> {
-  return composeMd(doc, await readMdPages(doc, onProgress), options);
-}
-
-/**
- * Pass 1, page by page: each page's fragments and ruled tables. A page's result depends on
- * that page alone, so the pool may read page ranges in several workers and hand the visits,
- * in page order, to composeMd in one of them (run-tool.ts): the answer is the same.
- */
-export async function readMdPages(doc: PdfDocument, onProgress?: ProgressFn, range?: PageRange): Promise<MdPageVisit[]> {
+  const anchors = options.pageAnchors ?? true;
+  // Pass 1: each page's fragments and ruled tables. Furniture and vocabulary need the whole document.
   const visits = await mapPages(
     doc,
-    (page, pageNumber): MdPage => {
+    (page, pageNumber): PageModel => {
       const { frame, fragments, rules } = readPageText(page);
       for (const f of fragments) f.page = pageNumber;
       const tables = fragments.length ? findTables(readRulings(page, frame, rules), fragments) : [];
       return { frameHeight: frame.height, fragments, tables };
     },
     onProgress,
-    undefined,
-    range,
   );
-  // The error of an unreadable page is not used (the page reads as having no text layer).
-  return visits.map((v) => ({ pageNumber: v.pageNumber, value: v.value }));
-}
-
-/**
- * Pass 2, over the whole document: furniture, vocabulary, body size, heading levels and the
- * outline need every page; `visits` are all its pages in order.
- */
-export function composeMd(doc: PdfDocument, visits: MdPageVisit[], options: PdfMdOptions = {}): PdfMdResult {
-  const anchors = options.pageAnchors ?? true;
   const furniture = findFurniture(visits.map((v) => ({ height: v.value?.frameHeight ?? 0, fragments: v.value?.fragments ?? [] })));
   const vocab = new Vocabulary();
   for (const v of visits) for (const f of v.value?.fragments ?? []) if (!furniture.has(f)) vocab.addLine(f.text);

@@ -10,13 +10,12 @@
  * - a worker that dies any other way answers 500 internal_error.
  * A worker that ends for any reason is replaced, so capacity recovers by itself.
  *
- * Splitting: a pdf-text, pdf-json or pdf-md job dispatched while other tool workers are idle
- * and nothing else waits runs on all of them at once, each worker opening the document and
+ * Splitting: a pdf-text or pdf-json job dispatched while other tool workers are idle and
+ * nothing else waits runs on all of them at once, each worker opening the document and
  * taking chunks of pages in turn from a shared counter until none is left, so a worker on a
  * busier core does fewer of them (documents under splitMinPages pages are done whole by one
  * of them; the others answer at once). Results are joined in page order, identical to the
- * unsplit output; pdf-md's parts send the pages they read to the first part, which composes
- * the document once (tool-split.ts, GATHERED_TOOLS). Parts never wait in the queue: under load every document gets one worker,
+ * unsplit output. Parts never wait in the queue: under load every document gets one worker,
  * which is best for throughput. The job's time limit covers all parts; when a part times out
  * or its worker dies, the job fails as an unsplit one would and every worker still running
  * a part of it is terminated and replaced.
@@ -26,11 +25,11 @@
  * need them. A split job's other parts read a SharedArrayBuffer copy.
  */
 import os from 'node:os';
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import { AppError } from '../http/app-error.ts';
 import type { Logger } from '../log.ts';
 import { inspectDocument, type DocumentKind } from './inspect-document.ts';
-import { GATHERED_TOOLS, mergeParts, SPLITTABLE_TOOLS, type ToolPart } from './tool-split.ts';
+import { mergeParts, SPLITTABLE_TOOLS, type ToolPart } from './tool-split.ts';
 import type { ToolName, ToolOptions, ToolResultMap } from './tool-types.ts';
 import { JobRun, type Lane, type QueuedJob } from './tool-job.ts';
 import type { SerializedError, WorkerMessage, WorkerRequest } from './tool-worker.ts';
@@ -50,7 +49,7 @@ export interface ToolPoolOptions {
   /** Documents up to this size are inspected on the calling thread (it takes a few ms). Default 1 MB. */
   inlineInspectBytes?: number;
   /**
-   * pdf-text, pdf-json and pdf-md jobs on documents with at least this many pages use every idle tool
+   * pdf-text and pdf-json jobs on documents with at least this many pages use every idle tool
    * worker (page ranges in parallel) when nothing else waits. Default 32; Infinity never splits.
    */
   splitMinPages?: number;
@@ -283,24 +282,13 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
     }
     // The parts take chunks of pages from one shared counter (see ToolPart).
     const cursor = run.split && opts.splitPages !== 'halves' ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
-    // A gathered tool's parts send their pages to part 0: one channel from each other part.
-    const channels = run.split && GATHERED_TOOLS.has(job.tool) ? team.slice(1).map(() => new MessageChannel()) : null;
-    const portsOf = (index: number): MessagePort[] => (!channels ? [] : index === 0 ? channels.map((c) => c.port1) : [channels[index - 1].port2]);
-    const partOf = (index: number): ToolPart | undefined => {
-      if (!run.split) return undefined;
-      const part: ToolPart = { index, count: run.parts, minPages: Math.max(1, splitMinPages), cursor };
-      if (channels) {
-        if (index === 0) part.peers = portsOf(0);
-        else part.lead = portsOf(index)[0];
-      }
-      return part;
-    };
+    const partOf = (index: number): ToolPart | undefined => (run.split ? { index, count: run.parts, minPages: Math.max(1, splitMinPages), cursor } : undefined);
     const request = (bytes: Uint8Array, index: number): WorkerRequest =>
       job.lane === 'inspect' ? { type: 'inspect', jobId: job.id, tool: job.tool, bytes, maxPages: job.maxPages ?? Infinity } : { type: 'run', jobId: job.id, tool: job.tool, bytes, part: partOf(index), options: job.options };
     for (const [index, slot] of team.entries()) {
       try {
         if (index === 0) {
-          const post = (bytes: Uint8Array) => slot.worker.postMessage(request(bytes, 0), [bytes.buffer as ArrayBuffer, ...portsOf(0)]);
+          const post = (bytes: Uint8Array) => slot.worker.postMessage(request(bytes, 0), [bytes.buffer as ArrayBuffer]);
           try {
             post(transferable(job.bytes));
           } catch (error) {
@@ -308,12 +296,10 @@ export function createToolPool(opts: ToolPoolOptions): ToolPool {
             if ((error as Error)?.name !== 'DataCloneError') throw error;
             post(new Uint8Array(job.bytes));
           }
-        } else slot.worker.postMessage(request(shared!, index), portsOf(index));
+        } else slot.worker.postMessage(request(shared!, index));
       } catch (error) {
         log.error('tool job could not be sent to a worker', { jobId: job.id, tool: job.tool, requestId: job.requestId, error });
         run.fail(error);
-        // Part 0 would otherwise wait for pages from the parts never started (closing a port already sent does nothing).
-        for (const c of channels ?? []) c.port2.close();
         break;
       }
       slot.job = run;

@@ -3,24 +3,15 @@
  * once, and joining their results. Kept free of PDFium and OCR imports: the pool (HTTP
  * thread) needs mergeParts, the workers need claimRanges.
  */
-import type { MessagePort } from 'node:worker_threads';
 import type { PageRange } from './pdf/pdf-pages.ts';
 import type { PdfJsonResult, PdfTextResult, ToolName, ToolResultMap } from './tool-types.ts';
 
 /**
- * Tools the pool may run as several page ranges in parallel. pdf-text and pdf-json answer a
- * concatenation of independent per-page outputs. pdf-md is gathered (GATHERED_TOOLS).
- * invoice-extract is never split.
+ * Tools whose output is a concatenation of independent per-page outputs, so the pool may
+ * run one document as several page ranges in parallel. pdf-md is not one of them (heading
+ * levels come from the font sizes of the whole document), nor invoice-extract.
  */
-export const SPLITTABLE_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(['pdf-text', 'pdf-json', 'pdf-md']);
-
-/**
- * Split tools whose pages are read in parallel but composed once: pdf-md's heading levels,
- * furniture and de-hyphenation vocabulary need the whole document. Every part reads the
- * pages it claims; the other parts send what they read to part 0 (through `lead`), which
- * composes the answer from all pages in order and returns it as its only chunk.
- */
-export const GATHERED_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(['pdf-md']);
+export const SPLITTABLE_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(['pdf-text', 'pdf-json']);
 
 /**
  * Part `index` of `count` of a split job. Every part opens the document and derives the same
@@ -38,17 +29,7 @@ export interface ToolPart {
   count: number;
   minPages: number;
   cursor?: Int32Array;
-  /** A gathered tool's part 0: one port from each other part, which sends one GatheredPages on it. */
-  peers?: MessagePort[];
-  /** A gathered tool's other parts: the port to part 0. */
-  lead?: MessagePort;
 }
-
-/**
- * What a part of a gathered job sends part 0: the pages it read (in the order it read them),
- * or the error that stopped it, so part 0 fails with the same answer instead of waiting.
- */
-export type GatheredPages<P> = { pages: P } | { error: { app: true; code: string; status: number; message: string; hint?: string } | { app: false; message: string } };
 
 /** The result of one chunk of a split job, from its first page (chunks are merged in page order). */
 export interface PartChunk<T> {
