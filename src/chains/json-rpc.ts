@@ -27,6 +27,14 @@ export interface JsonRpcOptions {
 
 export type JsonRpcCall = <T>(method: string, params: unknown[]) => Promise<T>;
 
+/**
+ * The largest answer read (a receipt with many logs is a few hundred KB): a node that sends
+ * more is cut off, not buffered without end.
+ */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/** A node's Retry-After is honoured up to this; a larger one would hold the buyer's call. */
+const MAX_RETRY_AFTER_MS = 5_000;
+
 class HttpRequestError extends Error {
   override name = 'HttpRequestError';
   constructor(
@@ -72,7 +80,15 @@ export function createJsonRpc(url: string, opts: JsonRpcOptions): JsonRpcCall {
       const req = send(target, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res: IncomingMessage) => {
         let text = '';
         res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          if (text.length > MAX_ANSWER_BYTES) {
+            clearTimeout(timer);
+            res.destroy();
+            // Status 0 (no HTTP status applies): not retried, a node that sent this once will again.
+            reject(new HttpRequestError(`the JSON-RPC answer of ${target.host} is over ${MAX_ANSWER_BYTES} bytes`, 0));
+          }
+        });
         res.on('error', reject);
         res.on('end', () => {
           clearTimeout(timer);
@@ -107,7 +123,7 @@ export function createJsonRpc(url: string, opts: JsonRpcOptions): JsonRpcCall {
         return (await once(body)) as T;
       } catch (err) {
         if (attempt >= opts.retryCount || !retryable(err)) throw err;
-        const wait = err instanceof HttpRequestError && err.retryAfterMs !== undefined ? err.retryAfterMs : (1 << attempt) * retryDelayMs;
+        const wait = err instanceof HttpRequestError && err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, MAX_RETRY_AFTER_MS) : (1 << attempt) * retryDelayMs;
         await new Promise((r) => setTimeout(r, wait));
       }
     }
