@@ -140,8 +140,8 @@ export function bufferedSink(out: (chunk: string) => void): LogWrite & { flush: 
   flushers.add(flush);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
-    // 'exit' handlers run synchronously on process.exit() and at the natural end; with a
-    // synchronous writer (stderrSink) what is written here is not lost.
+    // 'exit' handlers run synchronously on process.exit() and at the natural end; with
+    // fdWriter (stderrSink) what is written here, and what it still held, is not lost.
     process.on('exit', flushAllLogs);
   }
   return Object.assign(write, { flush });
@@ -149,22 +149,20 @@ export function bufferedSink(out: (chunk: string) => void): LogWrite & { flush: 
 
 /** For waiting out a full pipe without a timer (the event loop may be gone: an 'exit' handler). */
 const pause = new Int32Array(new SharedArrayBuffer(4));
+/** Writers holding bytes a full pipe did not take yet; flushAllLogs drains them at exit. */
+const drainers = new Set<() => void>();
+/** What a writer may hold for a slow reader before it waits for it instead (memory bound). */
+const MAX_PENDING_BYTES = 16 * 1024 * 1024;
 
 /**
- * Writes the whole chunk to a file descriptor before returning, whatever the reader does.
- * process.stderr.write is not that: when the reader of a pipe is slow (a log collector under
- * load) and the pipe is full, the stream keeps the rest in memory and writes it later, and
- * process.exit() drops it. A batch of lines is easily larger than a pipe's 64 KB, so the lines
- * around a crash (the ones that matter) were lost under load. Here a full pipe (EAGAIN: libuv
- * makes the descriptor non-blocking) is waited out, 1 ms at a time, and a partial write goes on
- * from where it stopped. A slow reader now slows the writer instead of losing lines.
+ * Writes the whole buffer to a file descriptor before returning, whatever the reader does: a
+ * full pipe (EAGAIN: libuv makes the descriptor non-blocking) is waited out 1 ms at a time, a
+ * partial write goes on from where it stopped.
  */
-export function writeAllSync(fd: number, chunk: string): void {
-  let buf = Buffer.from(chunk);
+export function writeAllSync(fd: number, buf: Buffer): void {
   while (buf.length > 0) {
     try {
-      const n = writeSync(fd, buf);
-      buf = buf.subarray(n);
+      buf = buf.subarray(writeSync(fd, buf));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
       Atomics.wait(pause, 0, 0, 1);
@@ -172,12 +170,66 @@ export function writeAllSync(fd: number, chunk: string): void {
   }
 }
 
-/** The service's log destination: stderr, written synchronously (writeAllSync). */
-export const stderrSink = (chunk: string): void => writeAllSync(2, chunk);
+/**
+ * A log destination on a file descriptor that never loses what it was given. Not
+ * process.stderr.write: when the reader of a pipe is slow (a log collector under load) and the
+ * pipe is full, the stream keeps the rest in memory and process.exit() drops it, so the lines
+ * around a crash (the ones that matter) were lost, a batch being easily larger than a pipe's
+ * 64 KB. Here what the pipe does not take is kept in order and retried every millisecond while
+ * the process runs (the service is not slowed by a slow reader), written synchronously by
+ * flushAllLogs when the process exits, and past MAX_PENDING_BYTES waited for at once.
+ */
+export function fdWriter(fd: number): (chunk: string) => void {
+  const pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let retry: NodeJS.Timeout | null = null;
+  /** Writes what the pipe takes now; true when nothing is left. */
+  const writeNow = (): boolean => {
+    while (pending.length) {
+      let n: number;
+      try {
+        n = writeSync(fd, pending[0]);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') return false;
+        throw e;
+      }
+      pendingBytes -= n;
+      if (n < pending[0].length) pending[0] = pending[0].subarray(n);
+      else pending.shift();
+    }
+    return true;
+  };
+  const later = () => {
+    retry = null;
+    if (!writeNow()) (retry = setTimeout(later, 1)).unref();
+  };
+  const drain = () => {
+    if (retry) clearTimeout(retry);
+    retry = null;
+    for (const b of pending.splice(0)) writeAllSync(fd, b);
+    pendingBytes = 0;
+  };
+  drainers.add(drain);
+  return (chunk) => {
+    const buf = Buffer.from(chunk);
+    pending.push(buf);
+    pendingBytes += buf.length;
+    if (retry) {
+      if (pendingBytes > MAX_PENDING_BYTES) drain();
+      return;
+    }
+    if (!writeNow()) (retry = setTimeout(later, 1)).unref();
+  };
+}
+
+/** The service's log destination: stderr, through fdWriter. */
+export const stderrSink = fdWriter(2);
 
 /** Writes every buffered sink's held lines now (before a write to stderr that bypasses the logger). */
 export function flushAllLogs(): void {
   for (const f of flushers) f();
+  // Then what a full pipe did not take yet, synchronously (this runs at exit).
+  for (const d of drainers) d();
 }
 
 export function createLogger(level: LogLevel, base: LogFields = {}, write: LogWrite = (l) => process.stderr.write(l)): Logger {
