@@ -238,7 +238,7 @@ export async function createApp(config: Config, log: Logger, overrides: AppOverr
       kick: scheduler.kick,
     }),
     // API reference: /docs (Scalar, served from the installed package) and /openapi.yaml.
-    createDocsHandlers({ serviceName: config.serviceName, contractFile: `${root}openapi.yaml`, viewer: scalarStandalone() }),
+    createDocsHandlers({ serviceName: config.serviceName, contractFile: `${root}openapi.yaml`, definition: contract.definition, viewer: scalarStandalone() }),
     // The catalog page at / for people (its assets at /assets/): the discovery rows, rendered, kept 5 s.
     createCatalogPageHandlers({
       serviceName: config.serviceName,

@@ -159,15 +159,18 @@ const MAX_PENDING_BYTES = 16 * 1024 * 1024;
  * full pipe (EAGAIN: libuv makes the descriptor non-blocking) is waited out 1 ms at a time, a
  * partial write goes on from where it stopped.
  */
-export function writeAllSync(fd: number, buf: Buffer): void {
+function writeAllSync(fd: number, buf: Buffer): boolean {
   while (buf.length > 0) {
     try {
       buf = buf.subarray(writeSync(fd, buf));
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      // Any other error (EPIPE: the reader went away; EBADF) means there is nowhere to write:
+      // the caller drops the lines. Logging never throws into the code that logs.
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return false;
       Atomics.wait(pause, 0, 0, 1);
     }
   }
+  return true;
 }
 
 /**
@@ -183,6 +186,13 @@ export function fdWriter(fd: number): (chunk: string) => void {
   const pending: Buffer[] = [];
   let pendingBytes = 0;
   let retry: NodeJS.Timeout | null = null;
+  /** Set when the descriptor cannot be written any more (the reader went away): lines are dropped. */
+  let gone = false;
+  const giveUp = () => {
+    gone = true;
+    pending.length = 0;
+    pendingBytes = 0;
+  };
   /** Writes what the pipe takes now; true when nothing is left. */
   const writeNow = (): boolean => {
     while (pending.length) {
@@ -191,7 +201,8 @@ export function fdWriter(fd: number): (chunk: string) => void {
         n = writeSync(fd, pending[0]);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'EAGAIN') return false;
-        throw e;
+        giveUp(); // see writeAllSync: nowhere to write, and logging never throws
+        return true;
       }
       pendingBytes -= n;
       if (n < pending[0].length) pending[0] = pending[0].subarray(n);
@@ -206,11 +217,12 @@ export function fdWriter(fd: number): (chunk: string) => void {
   const drain = () => {
     if (retry) clearTimeout(retry);
     retry = null;
-    for (const b of pending.splice(0)) writeAllSync(fd, b);
+    for (const b of pending.splice(0)) if (!writeAllSync(fd, b)) return giveUp();
     pendingBytes = 0;
   };
   drainers.add(drain);
   return (chunk) => {
+    if (gone) return;
     const buf = Buffer.from(chunk);
     pending.push(buf);
     pendingBytes += buf.length;

@@ -7,16 +7,20 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { readContractDocument } from '../http/contract-document.ts';
 import { AppError } from '../http/app-error.ts';
 import type { Handler } from '../http/server.ts';
 import type { OperationId } from '../generated/operation-ids.ts';
 import { escapeHtml, PAGE_SECURITY_HEADERS } from '../lib/html.ts';
 
+/** A parsed openapi.yaml (only the parts read here are typed where they are read). */
+type ContractDocument = Record<string, unknown>;
+
 export interface DocsDeps {
   serviceName: string;
   /** Path of openapi.yaml, the file the service itself runs. */
   contractFile: string;
+  /** The same contract, parsed (the router's copy: the document is not read and parsed again). */
+  definition: ContractDocument;
   /** The viewer's browser bundle and its version (the version names the served file). */
   viewer: { file: string; version: string };
 }
@@ -105,8 +109,8 @@ const VIEWER_PRELUDE = `(() => {
  * The example receipt the contract gives in the xPayment scheme's description (base64url of
  * {x402Version, scheme, network, payload: {tx_hash}}), for the request samples; null if none.
  */
-export function exampleReceipt(contractFile: string): string | null {
-  const doc = readContractDocument(contractFile) as { components?: { securitySchemes?: { xPayment?: { description?: string } } } };
+export function exampleReceipt(definition: ContractDocument): string | null {
+  const doc = definition as { components?: { securitySchemes?: { xPayment?: { description?: string } } } };
   return /`(eyJ[A-Za-z0-9_-]+)`/.exec(doc.components?.securitySchemes?.xPayment?.description ?? '')?.[1] ?? null;
 }
 
@@ -155,7 +159,7 @@ export function createDocsHandlers(deps: DocsDeps): Partial<Record<OperationId, 
   const script = `scalar-api-reference-${deps.viewer.version}.js`;
   // Read once: both files change only with a deploy (a new contract, a new package version).
   const contract = readFileSync(deps.contractFile);
-  const receipt = exampleReceipt(deps.contractFile);
+  const receipt = exampleReceipt(deps.definition);
   const bundle = Buffer.concat([Buffer.from(VIEWER_PRELUDE), readFileSync(deps.viewer.file)]);
   return {
     getDocs: async () => {

@@ -92,3 +92,26 @@ for (const how of ['exit', 'uncaught', 'busy'] as const) {
     if (how === 'uncaught') assert.deepEqual([r.status, tail], [1, ['last', 'uncaught exception', 'after']]);
   });
 }
+
+test('the service\'s writer when the reader of stderr goes away: lines are dropped, the process neither throws nor stops', async () => {
+  // A log collector that dies: the pipe's read end is closed before the child writes a line.
+  // Every write then fails with EPIPE; logging must not turn that into an exception.
+  const script = `
+    import { bufferedSink, createLogger, stderrSink } from ${JSON.stringify(resolve(ROOT, 'src/log.ts'))};
+    const log = createLogger('info', { service: 't' }, bufferedSink(stderrSink));
+    await new Promise((r) => setTimeout(r, 300));
+    for (let i = 0; i < 3000; i++) log.info('line', { i });
+    log.error('an error flushes at once');
+    await new Promise((r) => setTimeout(r, 50));
+    log.info('last');
+    process.stdout.write('alive');
+  `;
+  const r = await new Promise<{ status: number | null; stdout: string }>((done) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stderr.destroy();
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.on('close', (status) => done({ status, stdout }));
+  });
+  assert.deepEqual(r, { status: 0, stdout: 'alive' });
+});
