@@ -84,7 +84,8 @@ const REQUEST_DROPPED_ALL = new Set<string>([...HOP_BY_HOP, ...REQUEST_DROPPED, 
 const RESPONSE_DROPPED_ALL = new Set<string>([...HOP_BY_HOP, ...RESPONSE_DROPPED]);
 /** The fixed set, plus the names a Connection header lists (rare: only then a new set). */
 const droppedWith = (fixed: Set<string>, connection: string | string[] | undefined): Set<string> => {
-  if (connection === undefined) return fixed;
+  // What nearly every answer says (node:http and most servers send `Connection: keep-alive`): nothing to parse.
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return fixed;
   const tokens = connectionTokens(connection).filter((t) => !fixed.has(t));
   return tokens.length ? new Set([...fixed, ...tokens]) : fixed;
 };
