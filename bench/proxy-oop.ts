@@ -10,6 +10,8 @@
  *
  *   npx tsx bench/proxy-oop.ts      BENCH_SECONDS=5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=32
  *   BENCH_CPU_PROF=<dir>: the proxy process writes its CPU profile there (bench/profile-summary.ts).
+ *   BENCH_BASE_ROOT=<a checkout>: a second forwarding server runs that checkout's src/proxy, measured
+ *   in the same rounds (before / after on one machine state).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -34,6 +36,9 @@ export async function main() {
     const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
     const px = start(process.execPath, [...prof, '--import', 'tsx', join(ROOT, 'bench/proxy-server.ts'), upstream], { cwd: ROOT, env: {} });
     const proxy = served(`http://127.0.0.1:${(await px.waitFor(/port (\d+)/))[1]}`, px);
+    const BASE = process.env.BENCH_BASE_ROOT ? resolve(process.env.BENCH_BASE_ROOT) : null;
+    const bx = BASE ? start(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/proxy-server.ts'), upstream], { cwd: ROOT, env: { BENCH_CODE_ROOT: BASE } }) : null;
+    const baseProxy = bx ? served(`http://127.0.0.1:${(await bx.waitFor(/port (\d+)/))[1]}`, bx) : null;
 
     const bodyFile = join(dir, 'small.json');
     await writeFile(bodyFile, JSON.stringify({ order: 'bench', items: [1, 2, 3] }));
@@ -42,8 +47,10 @@ export async function main() {
     const targets = [
       { label: 'direct upstream, small JSON', url: `${upstream}/small` },
       { label: 'through the proxy, small JSON', url: `${proxy}/small` },
+      ...(baseProxy ? [{ label: 'through the base proxy, small JSON', url: `${baseProxy}/small` }] : []),
       { label: 'direct upstream, 1 MB answer', url: `${upstream}/1mb` },
       { label: 'through the proxy, 1 MB answer', url: `${proxy}/1mb` },
+      ...(baseProxy ? [{ label: 'through the base proxy, 1 MB answer', url: `${baseProxy}/1mb` }] : []),
     ];
     console.log(`proxy bench, out of process: wrk -t1 -c${CONNECTIONS}, ${ROUNDS} alternating rounds of ${SECONDS} s (median shown), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     for (const t of targets) await wrk(t.url, script, 1, ['200']);
@@ -52,12 +59,15 @@ export async function main() {
     const mid = <T>(xs: T[], key: (x: T) => number) => [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)];
     const result = new Map([...runs].map(([k, v]) => [k, { ...mid(v, (r) => r.rps), cpuUs: mid(v, (r) => r.cpuUs).cpuUs }]));
     for (const [label, r] of result) {
-      console.log(`${label.padEnd(32)} ${String(r.rps).padStart(7)} req/s   ${String(r.cpuUs).padStart(5)} µs CPU/req (${label.startsWith('direct') ? 'upstream' : 'proxy'})   p50 ${r.p50ms} ms   p99 ${r.p99ms} ms${r.unexpected ? `   (${r.unexpected} unexpected statuses!)` : ''}   rounds: ${runs.get(label)!.map((x) => x.rps).join(' / ')}`);
+      console.log(`${label.padEnd(36)} ${String(r.rps).padStart(7)} req/s   ${String(r.cpuUs).padStart(5)} µs CPU/req (${label.startsWith('direct') ? 'upstream' : label.includes('base') ? 'base proxy' : 'proxy'})   p50 ${r.p50ms} ms   p99 ${r.p99ms} ms${r.unexpected ? `   (${r.unexpected} unexpected statuses!)` : ''}   rounds: ${runs.get(label)!.map((x) => x.rps).join(' / ')}`);
     }
     console.log(`load average after the rounds: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     const rps = (l: string) => result.get(l)!.rps;
     console.log(`ratio (proxy / direct), small JSON:  ${(rps('through the proxy, small JSON') / rps('direct upstream, small JSON')).toFixed(2)}   (goal >= 0.8)`);
     console.log(`ratio (proxy / direct), 1 MB answer: ${(rps('through the proxy, 1 MB answer') / rps('direct upstream, 1 MB answer')).toFixed(2)}   (goal >= 0.95)`);
+    if (baseProxy) {
+      console.log(`base (${BASE}): ratio small JSON ${(rps('through the base proxy, small JSON') / rps('direct upstream, small JSON')).toFixed(2)}, 1 MB answer ${(rps('through the base proxy, 1 MB answer') / rps('direct upstream, 1 MB answer')).toFixed(2)}`);
+    }
 
     // Memory: one 50 MB upload (spooled to disk) and one 50 MB answer (streamed through), RSS of the proxy process.
     const pid = px.child.pid!;

@@ -5,15 +5,21 @@
  * through the server's own streamAnswer). Every request is
  * forwarded to <upstream origin><same path>. Prints `port <n>`.
  *
+ * BENCH_CODE_ROOT=<a checkout>: forwards with that checkout's src/proxy (bench/proxy-oop.ts's
+ * BENCH_BASE_ROOT, before / after in one run).
+ *
  *   node --import tsx bench/proxy-server.ts <upstream origin>
  */
 import { createServer } from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
-import { createForwardSigner } from '../src/proxy/forward-signature.ts';
-import { forwardCall } from '../src/proxy/forward.ts';
-import { spoolBody } from '../src/proxy/spool-body.ts';
-import { createUpstreamClient } from '../src/proxy/upstream-client.ts';
+import { join, resolve } from 'node:path';
 import { streamAnswer } from '../src/http/server.ts';
+
+const CODE = resolve(process.env.BENCH_CODE_ROOT ?? join(import.meta.dirname, '..'));
+const { createForwardSigner } = (await import(join(CODE, 'src/proxy/forward-signature.ts'))) as typeof import('../src/proxy/forward-signature.ts');
+const { forwardCall } = (await import(join(CODE, 'src/proxy/forward.ts'))) as typeof import('../src/proxy/forward.ts');
+const { spoolBody } = (await import(join(CODE, 'src/proxy/spool-body.ts'))) as typeof import('../src/proxy/spool-body.ts');
+const { createUpstreamClient } = (await import(join(CODE, 'src/proxy/upstream-client.ts'))) as typeof import('../src/proxy/upstream-client.ts');
 
 const upstream = process.argv[2];
 const client = createUpstreamClient({ allowLocal: true, caFile: null });

@@ -35,7 +35,12 @@ const RESPONSE_DROPPED = ['set-cookie', 'content-length'];
  */
 const SERVICE_OWNED = new Set(['x-service-tx', 'x-idempotent-replay', 'x-payment-response', 'payment-response', 'payment-required', 'x-request-id', 'signature', 'signature-input', 'accept-signature', 'ratelimit', 'ratelimit-policy']);
 const SERVICE_OWNED_PREFIXES = ['x-paycall-', 'x-service-', 'ratelimit-', 'x-ratelimit-'];
-const isServiceOwned = (name: string) => SERVICE_OWNED.has(name) || SERVICE_OWNED_PREFIXES.some((p) => name.startsWith(p));
+const isServiceOwned = (name: string) => {
+  if (SERVICE_OWNED.has(name)) return true;
+  // A loop, not .some with a callback: this runs for every header of every answer.
+  for (const prefix of SERVICE_OWNED_PREFIXES) if (name.startsWith(prefix)) return true;
+  return false;
+};
 
 export interface ForwardDeps {
   dispatcher: Dispatcher;
@@ -79,7 +84,8 @@ const REQUEST_DROPPED_ALL = new Set<string>([...HOP_BY_HOP, ...REQUEST_DROPPED, 
 const RESPONSE_DROPPED_ALL = new Set<string>([...HOP_BY_HOP, ...RESPONSE_DROPPED]);
 /** The fixed set, plus the names a Connection header lists (rare: only then a new set). */
 const droppedWith = (fixed: Set<string>, connection: string | string[] | undefined): Set<string> => {
-  if (connection === undefined) return fixed;
+  // What nearly every answer says (node:http and most servers send `Connection: keep-alive`): nothing to parse.
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return fixed;
   const tokens = connectionTokens(connection).filter((t) => !fixed.has(t));
   return tokens.length ? new Set([...fixed, ...tokens]) : fixed;
 };
@@ -126,7 +132,6 @@ const isTimeout = (e: unknown) => {
 };
 
 export async function forwardCall(deps: ForwardDeps, input: ForwardInput): Promise<ForwardAnswer> {
-  const serviceTx = { 'x-service-tx': input.payment.tx };
   const started = Date.now();
   const headers = forwardedHeaders(input, deps.signer, deps.trustedProxies);
   let backoff = deps.retryBaseMs;
@@ -150,7 +155,7 @@ export async function forwardCall(deps: ForwardDeps, input: ForwardInput): Promi
       await res.body.dump();
     } catch (e) {
       if (isTimeout(e)) {
-        throw new AppError('upstream_timeout', 504, `The seller's upstream did not answer within ${deps.timeoutMs / 1000} s. The payment is not refunded.`, { headers: serviceTx, cause: e });
+        throw new AppError('upstream_timeout', 504, `The seller's upstream did not answer within ${deps.timeoutMs / 1000} s. The payment is not refunded.`, { headers: { 'x-service-tx': input.payment.tx }, cause: e });
       }
       lastProblem = `could not be reached (${(e as Error).message})`;
     }
@@ -158,5 +163,5 @@ export async function forwardCall(deps: ForwardDeps, input: ForwardInput): Promi
     await new Promise((r) => setTimeout(r, backoff));
     backoff = Math.min(backoff * 2, 8_000);
   }
-  throw new AppError('upstream_5xx', 502, `The seller's upstream ${lastProblem}${input.mode === 'proxy' ? ` and kept failing for ${Math.round((Date.now() - started) / 1000)} s of retries` : ''}. The payment is not refunded.`, { headers: serviceTx });
+  throw new AppError('upstream_5xx', 502, `The seller's upstream ${lastProblem}${input.mode === 'proxy' ? ` and kept failing for ${Math.round((Date.now() - started) / 1000)} s of retries` : ''}. The payment is not refunded.`, { headers: { 'x-service-tx': input.payment.tx } });
 }

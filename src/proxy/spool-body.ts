@@ -1,9 +1,10 @@
 /**
- * A proxied request body, hashed on the way in: the fingerprint and the Content-Digest need
- * its SHA-256 before anything is forwarded, a 5xx retry needs the body again, and a 50 MB
- * upload must never sit in memory whole. So a body stays in memory only while it is small
- * (most API calls: a few KB of JSON) and spills to a temporary file past `spillBytes`. The
- * limit is enforced while the bytes arrive (413 as soon as it is passed, the rest is not read).
+ * A proxied request body, hashed once: the fingerprint and the Content-Digest need its
+ * SHA-256 before anything is forwarded, a 5xx retry needs the body again, and a 50 MB upload
+ * must never sit in memory whole. So a body stays in memory only while it is small (most API
+ * calls: a few KB of JSON; hashed in one call when it ends) and spills to a temporary file past
+ * `spillBytes` (hashed on the way to the file). The limit is enforced while the bytes arrive
+ * (413 as soon as it is passed, the rest is not read).
  *
  * Every way a body can end badly (over the limit, the client gone halfway, a slow drip cut by
  * the server's request timeout, the disk failing) ends here, not in the process: the file is
@@ -12,7 +13,7 @@
  * write still in flight when the file is removed, and the file is closed and removed before
  * spoolBody rejects.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -75,70 +76,125 @@ async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
   for (let offset = 0; offset < chunk.length; ) offset += (await handle.write(chunk, offset)).bytesWritten;
 }
 
+/*
+ * The spool's state and the two kinds of body are classes, not closures made per call: the
+ * service runs under tsx (npm start), whose esbuild transform (keepNames) names every local
+ * `const f = () => ...` with an Object.defineProperty call each time it is created (three per
+ * spooled body and one per signature showed as 3 % of a forward's CPU in bench/proxy.ts; the
+ * same reason as readChunks in http/read-body.ts).
+ */
+
+/** A body that stayed under the spill size: its bytes, hashed once when it ended. */
+class MemoryBody implements SpooledBody {
+  readonly size: number;
+  readonly sha256: Buffer;
+  constructor(readonly bytes: Buffer) {
+    this.size = bytes.length;
+    // One call over the whole body: the same digest as a Hash fed chunk by chunk, without the object.
+    this.sha256 = hash('sha256', bytes, 'buffer');
+  }
+  open(): Readable {
+    return Readable.from([this.bytes]);
+  }
+  discard(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** A body that spilled: the file, streamed afresh for each forward attempt. */
+class FileBody implements SpooledBody {
+  readonly bytes = null;
+  constructor(
+    readonly size: number,
+    readonly sha256: Buffer,
+    private readonly path: string,
+    private folder: string | null,
+  ) {}
+  open(): Readable {
+    // undici listens to the body once it sends it (and destroys it on its own failures);
+    // this one covers an open that fails before that, so it cannot go unheard.
+    return createReadStream(this.path).on('error', () => undefined);
+  }
+  async discard(): Promise<void> {
+    const folder = this.folder;
+    this.folder = null;
+    if (folder) await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/** What arrived so far: chunks in memory, or (past the spill size) a file and a running hash. */
+class Spool {
+  size = 0;
+  memory: Buffer[] | null = [];
+  hash: Hash | null = null;
+  // Set as soon as each exists, so a failure at any later step still removes it.
+  folder: string | null = null;
+  path: string | null = null;
+  handle: FileHandle | null = null;
+
+  constructor(
+    readonly maxBytes: number,
+    readonly spillBytes: number,
+    readonly dir: string | undefined,
+  ) {}
+
+  /** One chunk: counted against the limit, kept in memory while the body is small, else written. */
+  take(chunk: Buffer): void | Promise<void> {
+    this.size += chunk.length;
+    if (this.size > this.maxBytes) throw tooLarge(this.maxBytes);
+    if (this.memory && this.size <= this.spillBytes) {
+      this.memory.push(chunk);
+      return;
+    }
+    return this.write(chunk);
+  }
+
+  async write(chunk: Buffer): Promise<void> {
+    if (!this.handle) {
+      // tmpdir() only here: it reads the environment on every call (it showed in the profile when called per body).
+      this.folder = await mkdtemp(join(this.dir ?? tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
+      this.path = join(this.folder, 'body');
+      this.handle = await open(this.path, 'wx', 0o600);
+      // The hash starts here, over what was kept in memory: every byte is hashed once.
+      this.hash = createHash('sha256');
+      for (const kept of this.memory ?? []) {
+        this.hash.update(kept);
+        await writeAll(this.handle, kept);
+      }
+      this.memory = null;
+    }
+    this.hash!.update(chunk);
+    await writeAll(this.handle, chunk);
+  }
+
+  async finish(): Promise<SpooledBody> {
+    if (this.memory) return new MemoryBody(this.memory.length === 1 ? this.memory[0] : Buffer.concat(this.memory, this.size));
+    const handle = this.handle!;
+    this.handle = null;
+    await handle.close();
+    return new FileBody(this.size, this.hash!.digest(), this.path!, this.folder);
+  }
+
+  async discard(): Promise<void> {
+    const [handle, folder] = [this.handle, this.folder];
+    this.handle = null;
+    this.folder = null;
+    await handle?.close().catch(() => undefined);
+    if (folder) await rm(folder, { recursive: true, force: true });
+  }
+}
+
 export async function spoolBody(source: Readable, maxBytes: number, opts: { spillBytes?: number; dir?: string } = {}): Promise<SpooledBody> {
   // A declared length over the limit is refused before a byte is read.
   const declared = Number((source as { headers?: Record<string, string | undefined> }).headers?.['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  const spillBytes = opts.spillBytes ?? DEFAULT_SPILL_BYTES;
-  const hash = createHash('sha256');
-  let size = 0;
-  let memory: Buffer[] | null = [];
-  // Set as soon as each exists, so a failure at any later step still removes it.
-  let folder: string | null = null;
-  let handle: FileHandle | null = null;
-  let path: string | null = null;
-
-  const spillAndWrite = async (chunk: Buffer) => {
-    if (!handle) {
-      folder = await mkdtemp(join(opts.dir ?? tmpdir(), `${SPOOL_PREFIX}${process.pid}-`));
-      path = join(folder, 'body');
-      handle = await open(path, 'wx', 0o600);
-      for (const kept of memory ?? []) await writeAll(handle, kept);
-      memory = null;
-    }
-    await writeAll(handle, chunk);
-  };
-  const discard = async () => {
-    const [h, f] = [handle, folder];
-    handle = null;
-    folder = null;
-    await h?.close().catch(() => undefined);
-    if (f) await rm(f, { recursive: true, force: true });
-  };
-
+  const spool = new Spool(maxBytes, opts.spillBytes ?? DEFAULT_SPILL_BYTES, opts.dir);
   try {
-    await readChunks(source, (chunk) => {
-      size += chunk.length;
-      if (size > maxBytes) throw tooLarge(maxBytes);
-      hash.update(chunk);
-      if (memory && size <= spillBytes) {
-        memory.push(chunk);
-        return;
-      }
-      return spillAndWrite(chunk);
-    });
-    if (handle) {
-      const h: FileHandle = handle;
-      handle = null;
-      await h.close();
-    }
+    await readChunks(source, (chunk) => spool.take(chunk));
+    return await spool.finish();
   } catch (e) {
     // Over the limit or the client gone (AppError, 413 / 400), or the disk failed (a 500 of ours).
-    await discard();
+    await spool.discard();
     throw e;
   }
-  const inMemory = memory ? Buffer.concat(memory) : null;
-  const file = path as string | null;
-  return {
-    size,
-    sha256: hash.digest(),
-    bytes: inMemory,
-    open: () => {
-      if (inMemory) return Readable.from([inMemory]);
-      // undici listens to the body once it sends it (and destroys it on its own failures);
-      // this one covers an open that fails before that, so it cannot go unheard.
-      return createReadStream(file!).on('error', () => undefined);
-    },
-    discard,
-  };
 }
