@@ -150,6 +150,8 @@ export interface Table {
    * cannot say this, so such a table is written as HTML.
    */
   cells?: GridCell[][];
+  /** The left edge of each column, when the table was found from x-positions (a table cut by a page break is joined by them). */
+  columns?: number[];
 }
 
 export interface GridCell {
