@@ -362,15 +362,37 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     const size = inside.reduce((a, r) => a + r.size, 0) / inside.length;
     // The table's lines as the page's text is read: a superscript or subscript ("80.9°b") on
     // its line, not a line of its own; each line's runs, left to right.
-    const lineFrs = buildFragments(inside, Infinity).sort((a, b) => a.baseline - b.baseline);
+    let lineFrs = buildFragments(inside, Infinity).sort((a, b) => a.baseline - b.baseline);
+    // Notes in a band of their own under the table's rows ("1 recent pstricks versions do load
+    // xcolor by default", "L, M, N are positive integers"): lines of one piece of text each
+    // under the last rule but one, below lines of several cells. They are the page's text,
+    // not a row whose one cell would straddle (and so erase) every column bound.
+    // A note is one piece of text, or opens with a raised mark (notes side by side on a line).
+    const onePiece = (f: Fragment) => {
+      const rs = [...f.runs].sort((a, c) => a.x0 - c.x0);
+      const main = Math.max(...rs.map((r) => r.size));
+      if (rs.length > 1 && rs[0].size < 0.85 * main && rs[0].baseline < rs[1].baseline - 0.2 * main) return true;
+      return rs.every((r, k) => k === 0 || r.x0 - rs[k - 1].x1 < 0.8 * size);
+    };
+    if (ys.length >= 3) {
+      const lastTop = ys[ys.length - 2];
+      const notes = lineFrs.filter((f) => f.baseline > lastTop);
+      const rows = lineFrs.filter((f) => f.baseline < lastTop);
+      if (notes.length && notes.length <= 3 && notes.every(onePiece) && rows.some((f) => !onePiece(f))) {
+        lineFrs = rows;
+        box.bottom = lastTop;
+      }
+    }
     const baselines = lineFrs.map((f) => f.baseline);
     const lineRuns = lineFrs.map((f) => [...f.runs].sort((a, c) => a.x0 - c.x0));
     const stackYs = new Set(ys);
     // Short rules inside the box (booktabs' \cmidrule) under a cell: the columns it covers are the cell's.
     const under = h.filter((s) => s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && !stackYs.has(s.y0) && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL);
-    // Header lines: above the first rule under the top one, or over a short rule (a cell
-    // spanning the columns the rule covers). Their cells may straddle column bounds.
-    const header = baselines.map((b, n) => (ys.length >= 3 && b < ys[1]) || under.some((s) => s.y0 > b && s.y0 < (baselines[n + 1] ?? box.bottom)));
+    // Header lines: above the first rule under the top one (when they are a few, over more:
+    // a rule between groups of rows has many above it), or over a short rule (a cell spanning
+    // the columns the rule covers). Their cells may straddle column bounds.
+    const headBand = ys.length >= 3 ? baselines.filter((b) => b < ys[1]).length : 0;
+    const header = baselines.map((b, n) => (headBand <= 3 && headBand < baselines.length && b < ys[1]) || under.some((s) => s.y0 > b && s.y0 < (baselines[n + 1] ?? box.bottom)));
     // Column boundaries: whitespace in the x projection of the runs of lines of several runs.
     // A line of one run ("Item" over two columns) may straddle a boundary: it spans, it does
     // not erase it; nor does a cell centred over a short rule reaching past it on both sides
@@ -426,13 +448,15 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       return merged.map((c) => ({ text: cellText(c.runs), col: c.from, colspan: c.to - c.from + 1, rowspan: 1 }));
     });
     // A body line whose every cell goes on with the cell above it (a paragraph cell on several
-    // lines: lower case after an unfinished line) is part of the row above, not a row.
+    // lines: lower case, or anything after a comma or an open parenthesis, after an unfinished
+    // line) is part of the row above, not a row. Its first column is empty: a row starts there.
     const grid: GridCell[][] = [];
+    const open = (t: string) => (t.match(/\(/g)?.length ?? 0) > (t.match(/\)/g)?.length ?? 0);
     lines.forEach((line, n) => {
       const above = grid[grid.length - 1];
       const goesOn = (c: GridCell) => {
         const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
-        return !!a?.text && !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text));
+        return c.col > 0 && !!a?.text && !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text));
       };
       if (above && n > 0 && !header[n] && !header[n - 1] && line.length && line.every(goesOn)) {
         for (const c of line) {
