@@ -50,7 +50,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /**
  * Finds aligned tables among a page's fragments. `skipRow` tells rows that belong to
- * something else (a code line, a contents line); they end a table.
+ * something else (a contents line); they end a table. `isMono`: a fragment set in a
+ * monospaced font (rows of them alone are a listing's).
  */
 export function findAlignedTables(fragments: Fragment[], bodySize: number, skipRow: (row: Fragment[]) => boolean, isMono: (f: Fragment) => boolean = () => false): AlignedTable[] {
   const rows = rowsOf(fragments);
@@ -180,10 +181,8 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       if (out.length && filled === 1) {
         const k = cells.findIndex(Boolean);
         const last = out[out.length - 1];
-        // Under a later column, or under the first when the row above has its first cell only
-        // partly set; a typewriter name alone in the first column is a row of its own (a
-        // function with no description: names do not wrap).
-        if (k > 0 || (last.slice(1).some(Boolean) && !(r.fragments.length === 1 && isMono(r.fragments[0])))) {
+        // Under a later column, or under the first when the row above has its first cell only partly set.
+        if (k > 0 || last.slice(1).some(Boolean)) {
           last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
           continue;
         }
