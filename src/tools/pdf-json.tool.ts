@@ -54,7 +54,7 @@ export async function pdfJson(doc: PdfDocument, onProgress?: ProgressFn, range?:
     const kept = fragments.filter((f) => !furniture.has(f));
     // As pdf-md: where an aligned table overlaps a ruled one, the one with more columns wins
     // (a ruled table whose rules say which cells span keeps them).
-    let aligned = findAlignedTables(kept, body || 10, (row) => row.every(isMonoFragment) || row.some((f) => isTocLine(f.text)));
+    let aligned = findAlignedTables(kept, body || 10, (row) => row.some((f) => isTocLine(f.text)), isMonoFragment);
     const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
     const columns = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
     const ruled = v.value.ruled.filter((t) => t.cells || !aligned.some((a) => overlaps(a, t) && columns(a) > columns(t)));

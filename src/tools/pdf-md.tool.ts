@@ -43,6 +43,20 @@ interface Part {
   kind: 'para' | 'heading' | 'list' | 'code' | 'table' | 'toc' | 'note' | 'other';
   /** For code: the fragments, so a listing cut by a page break stays one block. */
   code?: Fragment[][];
+  /** For a table: the table, so one cut by a page break is joined again. */
+  table?: Table;
+}
+
+/**
+ * Whether `next` (first on its page) goes on with `prev` (last on the page before): a table
+ * without rules cut by the page break, its columns at the same offsets from its first. Its
+ * first row is then a body row, unless it repeats the header.
+ */
+function continuesTable(prev: Table, next: Table): boolean {
+  const a = prev.columns;
+  const b = next.columns;
+  if (!a || !b || a.length !== b.length || prev.cells || next.cells) return false;
+  return a.every((x, k) => Math.abs(x - a[0] - (b[k] - b[0])) <= 3);
 }
 
 const BULLET = /^([•◦▪▫‣●○■□·∙–—*+-])\s+(.*)$/u;
@@ -311,7 +325,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
     // more columns wins (unless the ruled one has spanning cells): rules that frame only part of a table (FHS's man page table) would
     // otherwise scatter its other columns.
-    let aligned = findAlignedTables(kept, bodySize, (row) => row.every(isMonoFragment) || row.some((f) => isTocLine(f.text)));
+    let aligned = findAlignedTables(kept, bodySize, (row) => row.some((f) => isTocLine(f.text)), isMonoFragment);
     const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
     const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
     // A ruled table whose cells span (its rules say which) keeps them: x-positions cannot tell.
@@ -410,6 +424,17 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       } else prev.md = joined;
       return;
     }
+    // A table cut by a page break stays one table.
+    if (part.kind === 'table' && part.table && pageStart) {
+      const before = out.findLast((p) => p.kind !== 'note');
+      if (before?.kind === 'table' && before.table && continuesTable(before.table, part.table)) {
+        const rows = part.table.rows.filter((r, n) => n > 0 || r.join('|') !== before.table!.rows[0].join('|'));
+        before.table = { ...before.table, rows: [...before.table.rows, ...rows], bottom: part.table.bottom };
+        before.md = renderTable(before.table);
+        out.push({ md: pageStart, kind: 'other' });
+        return;
+      }
+    }
     // A listing cut by a page break stays one fenced block.
     if (prev && prev.kind === 'code' && part.kind === 'code' && prev.code && part.code) {
       // Rendered once at the end, from all its pages' fragments (not again on every page).
@@ -451,7 +476,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       if (it.kind === 'table') {
         flushCode();
         flushToc();
-        if (it.table.rows.length) emit({ md: renderTable(it.table), kind: 'table' });
+        if (it.table.rows.length) emit({ md: renderTable(it.table), kind: 'table', table: it.table });
         continue;
       }
       if (isToc(it.block)) {

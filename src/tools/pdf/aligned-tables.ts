@@ -13,6 +13,11 @@
  * A line with one fragment under a column other than the first continues the row above
  * (a cell that wraps); a cell that wraps in the first column does the same when the other
  * cells of its row are empty.
+ *
+ * Rows set wholly in a monospaced font (`isMono`) are a listing's unless other rows of the
+ * run are not (Texinfo's @multitable of typewriter names under a header row in a text font,
+ * or beside descriptions in it). Columns off the character grid of the font are no sign: a
+ * listing whose spaces stretch (PassiveTeX) has them too.
  */
 import type { Fragment } from './text-types.ts';
 import type { Table } from './ruled-tables.ts';
@@ -45,10 +50,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /**
  * Finds aligned tables among a page's fragments. `skipRow` tells rows that belong to
- * something else (a code line, a contents line); they end a table.
+ * something else (a contents line); they end a table. `isMono`: a fragment set in a
+ * monospaced font (rows of them alone are a listing's).
  */
-export function findAlignedTables(fragments: Fragment[], bodySize: number, skipRow: (row: Fragment[]) => boolean): AlignedTable[] {
+export function findAlignedTables(fragments: Fragment[], bodySize: number, skipRow: (row: Fragment[]) => boolean, isMono: (f: Fragment) => boolean = () => false): AlignedTable[] {
   const rows = rowsOf(fragments);
+  const monoRow = (r: Row) => r.fragments.every(isMono);
   const tables: AlignedTable[] = [];
   let i = 0;
   while (i < rows.length) {
@@ -80,7 +87,12 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       if (step > 4 * Math.max(r.size, prev.size)) break;
       if (r.fragments.length >= 2) {
         // Every cell starts at a known column, or at most one new column appears.
-        const fresh = r.fragments.filter((f) => !aligned(f.x0));
+        let fresh = r.fragments.filter((f) => !aligned(f.x0));
+        // A justified cell of the last column comes as several fragments (its word spaces
+        // stretched): words right of the last column, each close after the one before, are
+        // that cell's, not new columns.
+        const last = columns[columns.length - 1];
+        if (fresh.length > 1 && fresh.every((f) => f.x0 > last + tol && r.fragments[r.fragments.indexOf(f) - 1]?.x1 > f.x0 - 2.5 * f.size)) fresh = [];
         if (fresh.length > 1 || (fresh.length === 1 && fresh[0] === r.fragments[0])) break;
         if (fresh.length === 1) columns = [...columns, fresh[0].x0].sort((a, b) => a - b);
         run.push(r);
@@ -99,6 +111,12 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       break;
     }
     const full = run.filter((r) => r.fragments.length >= 2);
+    // Monospaced rows without a text row beside them: a listing.
+    const listing = run.every(monoRow);
+    if (listing) {
+      i += run.length;
+      continue;
+    }
     const accept = (() => {
       if (full.length < 3 || columns.length < 2) return false;
       const cells = columns.map(() => [] as Fragment[]);
@@ -108,8 +126,9 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       if (real.length < 2) return false;
       // Running text in columns: two columns whose lines are long.
       if (real.filter((c) => median(c.map((f) => f.x1 - f.x0)) >= 10 * bodySize).length >= 2) return false;
-      // A list whose markers stand apart.
-      if (cells[0].length && cells[0].every((f) => MARKER.test(f.text.trim()))) return false;
+      // A list whose markers stand apart (marker and text: two columns; a column of numbers
+      // before two more is a table's, "15 CPLXSXP complex vectors").
+      if (real.length <= 2 && cells[0].length && cells[0].every((f) => MARKER.test(f.text.trim()))) return false;
       // Two columns of running text with a listing in one of them (a two-column page): just
       // above or below the rows, both columns go on with long lines. A table's long column
       // starts and ends with the table, and the text around a table spans its width.
@@ -185,9 +204,11 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       top: Math.min(...used.map((f) => f.top)),
       bottom: Math.max(...used.map((f) => f.bottom)),
       rows: rowsOut,
+      columns: columns.filter((_, k) => keep[k]),
       fragments: used,
     });
     i = i + run.length;
   }
   return tables;
 }
+

@@ -6,6 +6,7 @@
 import type { PdfPage } from './open-pdf.ts';
 import { applyMatrix, multiplyMatrix, type Frame } from './geometry.ts';
 import type { Fragment, RawRules, TextRun } from './text-types.ts';
+import { buildFragments } from './fragments.ts';
 
 export interface Segment {
   x0: number;
@@ -150,6 +151,8 @@ export interface Table {
    * cannot say this, so such a table is written as HTML.
    */
   cells?: GridCell[][];
+  /** The left edge of each column, when the table was found from x-positions (a table cut by a page break is joined by them). */
+  columns?: number[];
 }
 
 export interface GridCell {
@@ -168,17 +171,16 @@ const cluster = (values: number[], tol: number): number[] => {
   return out;
 };
 
-const cellText = (runs: TextRun[]): string => {
-  const sorted = [...runs].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
-  let text = '';
-  let prev: TextRun | null = null;
-  for (const r of sorted) {
-    if (prev) text += ' ';
-    text += r.text;
-    prev = r;
-  }
-  return text.replace(/\s+/g, ' ').trim();
-};
+/**
+ * A cell's text: its runs line by line as the page's text is read (scripts kept on their line,
+ * a space only where the runs stand apart: "H(Mu) + F2", "80.9°"), the lines joined by spaces.
+ */
+const cellText = (runs: TextRun[]): string =>
+  buildFragments(runs, Infinity)
+    .map((f) => f.text)
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 const inBox = (r: TextRun, t: { x0: number; x1: number; top: number; bottom: number }) => {
   const cx = (r.x0 + r.x1) / 2;
@@ -358,12 +360,48 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     const inside = runs.filter((r) => inBox(r, box));
     if (!inside.length) continue;
     const size = inside.reduce((a, r) => a + r.size, 0) / inside.length;
-    const baselines = cluster(inside.map((r) => r.baseline), size * 0.35);
-    const lineRuns = baselines.map((b) => inside.filter((r) => Math.abs(r.baseline - b) <= size * 0.35).sort((a, c) => a.x0 - c.x0));
-    // Column boundaries: whitespace in the x projection of the runs of rows of several cells. A
-    // row of one cell ("Item" over two columns) may straddle a boundary: it spans, it does not erase it.
+    // The table's lines as the page's text is read: a superscript or subscript ("80.9°b") on
+    // its line, not a line of its own; each line's runs, left to right.
+    let lineFrs = buildFragments(inside, Infinity).sort((a, b) => a.baseline - b.baseline);
+    // Notes in a band of their own under the table's rows ("1 recent pstricks versions do load
+    // xcolor by default", "L, M, N are positive integers"): lines of one piece of text each
+    // under the last rule but one, below lines of several cells. They are the page's text,
+    // not a row whose one cell would straddle (and so erase) every column bound.
+    // A note is one piece of text, or opens with a raised mark (notes side by side on a line).
+    const onePiece = (f: Fragment) => {
+      const rs = [...f.runs].sort((a, c) => a.x0 - c.x0);
+      const main = Math.max(...rs.map((r) => r.size));
+      if (rs.length > 1 && rs[0].size < 0.85 * main && rs[0].baseline < rs[1].baseline - 0.2 * main) return true;
+      return rs.every((r, k) => k === 0 || r.x0 - rs[k - 1].x1 < 0.8 * size);
+    };
+    if (ys.length >= 3) {
+      const lastTop = ys[ys.length - 2];
+      const notes = lineFrs.filter((f) => f.baseline > lastTop);
+      const rows = lineFrs.filter((f) => f.baseline < lastTop);
+      if (notes.length && notes.length <= 3 && notes.every(onePiece) && rows.some((f) => !onePiece(f))) {
+        lineFrs = rows;
+        box.bottom = lastTop;
+      }
+    }
+    const baselines = lineFrs.map((f) => f.baseline);
+    const lineRuns = lineFrs.map((f) => [...f.runs].sort((a, c) => a.x0 - c.x0));
+    const stackYs = new Set(ys);
+    // Short rules inside the box (booktabs' \cmidrule) under a cell: the columns it covers are the cell's.
+    const under = h.filter((s) => s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && !stackYs.has(s.y0) && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL);
+    // Header lines: above the first rule under the top one (when they are a few, over more:
+    // a rule between groups of rows has many above it), or over a short rule (a cell spanning
+    // the columns the rule covers). Their cells may straddle column bounds.
+    const headBand = ys.length >= 3 ? baselines.filter((b) => b < ys[1]).length : 0;
+    const header = baselines.map((b, n) => (headBand <= 3 && headBand < baselines.length && b < ys[1]) || under.some((s) => s.y0 > b && s.y0 < (baselines[n + 1] ?? box.bottom)));
+    // Column boundaries: whitespace in the x projection of the runs of lines of several runs.
+    // A line of one run ("Item" over two columns) may straddle a boundary: it spans, it does
+    // not erase it; nor does a cell centred over a short rule reaching past it on both sides
+    // ("Multicolumn entry!" over the \cmidrule of the two columns it spans).
+    const lineOf = (r: TextRun) => lineRuns.findIndex((rs) => rs.includes(r));
+    const spanning = (f: { x0: number; x1: number }, n: number) => n >= 0 && under.some((s) => s.y0 > baselines[n] && s.y0 < (baselines[n + 1] ?? box.bottom) && s.x0 <= f.x0 - size && s.x1 >= f.x1 + size);
     const several = lineRuns.filter((rs) => rs.length >= 2).flat();
-    const intervals = (several.length ? several : inside).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+    const unspanned = several.filter((r) => !spanning(r, lineOf(r)));
+    const intervals = (unspanned.length ? unspanned : several.length ? several : inside).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
     const bounds: number[] = [];
     let reach = intervals[0][1];
     for (const [s, e] of intervals.slice(1)) {
@@ -373,11 +411,8 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     if (bounds.length < 1) continue;
     const edges = [box.x0, ...bounds, box.x1];
     const colOf = (x: number) => Math.max(0, edges.findIndex((e, k) => k > 0 && x < e) - 1);
-    const stackYs = new Set(ys);
-    // Short rules inside the box (booktabs' \cmidrule) under a cell: the columns it covers are the cell's.
-    const under = h.filter((s) => s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && !stackYs.has(s.y0) && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL);
-    const grid: GridCell[][] = lineRuns.map((rs, n) => {
-      const cells: { runs: TextRun[]; from: number; to: number }[] = [];
+    const lines: GridCell[][] = lineRuns.map((rs, n) => {
+      const cells: { runs: TextRun[]; from: number; to: number; x0: number; x1: number }[] = [];
       for (const r of rs) {
         const from = colOf(r.x0 + 0.1 * size);
         const to = colOf(r.x1 - 0.1 * size);
@@ -385,17 +420,21 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         if (last && from <= last.to) {
           last.runs.push(r);
           last.to = Math.max(last.to, to);
-        } else cells.push({ runs: [r], from, to: Math.max(from, to) });
+          last.x1 = Math.max(last.x1, r.x1);
+        } else cells.push({ runs: [r], from, to: Math.max(from, to), x0: r.x0, x1: r.x1 });
       }
       const next = baselines[n + 1] ?? box.bottom;
       for (const c of cells) {
-        const x0 = Math.min(...c.runs.map((r) => r.x0));
-        const x1 = Math.max(...c.runs.map((r) => r.x1));
-        const rule = under.find((s) => s.y0 > baselines[n] && s.y0 < next && s.x0 <= x1 && s.x1 >= x0);
+        const rule = under.find((s) => s.y0 > baselines[n] && s.y0 < next && s.x0 <= c.x1 && s.x1 >= c.x0);
         if (rule) {
           c.from = Math.min(c.from, colOf(rule.x0 + size));
           c.to = Math.max(c.to, colOf(rule.x1 - size));
         }
+      }
+      // A header line of one cell centred on the table spans it all ("Example using tabularx").
+      if (header[n] && cells.length === 1 && Math.abs((cells[0].x0 + cells[0].x1) / 2 - (box.x0 + box.x1) / 2) <= 0.05 * (box.x1 - box.x0)) {
+        cells[0].from = 0;
+        cells[0].to = edges.length - 2;
       }
       // Cells that now overlap are one.
       const merged: typeof cells = [];
@@ -407,6 +446,24 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         } else merged.push(c);
       }
       return merged.map((c) => ({ text: cellText(c.runs), col: c.from, colspan: c.to - c.from + 1, rowspan: 1 }));
+    });
+    // A body line whose every cell goes on with the cell above it (a paragraph cell on several
+    // lines: lower case, or anything after a comma or an open parenthesis, after an unfinished
+    // line) is part of the row above, not a row. Its first column is empty: a row starts there.
+    const grid: GridCell[][] = [];
+    const open = (t: string) => (t.match(/\(/g)?.length ?? 0) > (t.match(/\)/g)?.length ?? 0);
+    lines.forEach((line, n) => {
+      const above = grid[grid.length - 1];
+      const goesOn = (c: GridCell) => {
+        const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
+        return c.col > 0 && !!a?.text && !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text));
+      };
+      if (above && n > 0 && !header[n] && !header[n - 1] && line.length && line.every(goesOn)) {
+        for (const c of line) {
+          const a = above.find((x) => x.col === c.col)!;
+          a.text = /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
+        }
+      } else grid.push(line);
     });
     const rows = grid.map((row) => {
       const out = edges.slice(1).map(() => '');
