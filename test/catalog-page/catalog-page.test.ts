@@ -12,7 +12,6 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -20,10 +19,9 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
 import { assertMatchesContract } from '../helpers/contract.ts';
 import { FAST_LIFECYCLE_ENV, endpointInput, evmSigner, publish, register, startUpstream, type TestUpstream } from '../helpers/sellers.ts';
+import { launchChromium, noChromium } from '../helpers/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const screenshot = fileURLToPath(new URL('../../docs/catalog.png', import.meta.url));
-const noChromium = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install -y chromium) to run this test`;
 
 /** A seller's description and sample body that try to run script, break out of attributes and of the shell. */
 const ATTACK_DESC = `Evil <script>window.pwned=1</script> "double" 'single' & <img src=x onerror="window.pwned=2"> </code></pre><b>`;
@@ -174,8 +172,7 @@ test('a JSON client gets a pointer to the machine-readable catalog; the assets a
 });
 
 test('in Chromium: listed, searchable with and without JavaScript, copyable, keyboard usable, phone sized; no error, failed request or CSP report', { skip: noChromium }, async () => {
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const browser = await launchChromium();
   const host = new URL(t.baseUrl).host;
   const problems: string[] = [];
   // Every page of this test is watched the same way: any console error, uncaught error, failed

@@ -16,7 +16,6 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -26,8 +25,8 @@ import { FAST_LIFECYCLE_ENV, startUpstream, type TestUpstream } from '../helpers
 import { usdcOn } from '../helpers/settlement.ts';
 import { signEip3009Authorization } from '../../sdk/wallet.ts';
 import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../src/console/console.handlers.ts';
+import { launchChromium, noChromium } from '../helpers/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const screenshot = fileURLToPath(new URL('../../docs/console.png', import.meta.url));
 const SLUG = 'console-shop';
 
@@ -91,9 +90,8 @@ const statusText = (page: Page) => text(page, '#status');
 const usdc = (atomic: bigint) => `${atomic / 1_000_000n}.${(atomic % 1_000_000n).toString().padStart(6, '0')}`.replace(/\.?0+$/, '');
 const rowOf = (page: Page, table: string, contains: string) => page.locator(`${table} tbody tr`, { hasText: contains });
 
-test('the console in Chromium: connect, register, publish, active, price, delete, a paid call in the chart, keys, a payout confirmed on the devnet', { timeout: 600_000, skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install -y chromium) to run this test` }, async () => {
+test('the console in Chromium: connect, register, publish, active, price, delete, a paid call in the chart, keys, a payout confirmed on the devnet', { timeout: 600_000, skip: noChromium }, async () => {
   const { t, devnet, sql } = env;
-  const { chromium } = await import('playwright-core');
   const account = privateKeyToAccount(generatePrivateKey());
   const wallet = account.address;
   const host = new URL(t.baseUrl).host;
@@ -114,7 +112,7 @@ test('the console in Chromium: connect, register, publish, active, price, delete
   /** What the wallet was asked: method and, for signatures, the action. */
   const walletLog: string[] = [];
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const browser = await launchChromium();
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
@@ -317,9 +315,8 @@ test('the console in Chromium: connect, register, publish, active, price, delete
   }
 });
 
-test('without a browser wallet the page says what it needs (EVM, Solana not yet) and sends nothing', { timeout: 120_000, skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}` }, async () => {
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+test('without a browser wallet the page says what it needs (EVM, Solana not yet) and sends nothing', { timeout: 120_000, skip: noChromium }, async () => {
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     const requests: string[] = [];

@@ -9,14 +9,14 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
+import { launchChromium, noChromium } from '../helpers/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const contractFile = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
 const screenshot = fileURLToPath(new URL('../../docs/api-reference.png', import.meta.url));
 
@@ -61,9 +61,8 @@ test('GET /docs links the viewer from this origin under a self-only CSP; the fil
   assert.equal(((await missing.json()) as { error: string }).error, 'asset_not_found');
 });
 
-test('/docs renders every tag and operations in headless Chromium with no request leaving the host, no error, no failed request and no CSP report', { skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install -y chromium) to run this test` }, async () => {
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+test('/docs renders every tag and operations in headless Chromium with no request leaving the host, no error, no failed request and no CSP report', { skip: noChromium }, async () => {
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
     const host = new URL(t.baseUrl).host;
