@@ -186,59 +186,70 @@ const endsSentence = (text: string): boolean => {
   return !!last && CLOSING.includes(last) && text.length >= 2 && SENTENCE_END.includes(text.charAt(text.length - 2));
 };
 
-interface ListState {
+/**
+ * What blockToParts keeps while it walks a block's lines. Its steps are module-level functions
+ * over it, not closures: under tsx a named closure costs a defineProperty each time it is made,
+ * and this runs for every block.
+ */
+interface BlockState {
+  out: Part[];
+  para: string[];
+  item: { indent: number; marker: string; text: string[] } | null;
+  /** x-positions of the list markers seen, sorted: a marker's index is its nesting level. */
   markerX: number[];
+  bold: boolean;
+  vocab: Vocabulary;
+}
+
+function flushPara(st: BlockState): void {
+  if (st.para.length) {
+    const text = joinLines(st.para, st.vocab);
+    st.out.push(st.bold && text.length <= 120 ? { md: `**${text}**`, kind: 'other' } : { md: escapeText(text), kind: 'para' });
+  }
+  st.para = [];
+}
+
+function flushItem(st: BlockState): void {
+  const item = st.item;
+  if (item) st.out.push({ md: `${'  '.repeat(item.indent)}${item.marker} ${joinLines(item.text, st.vocab)}`, kind: 'list' });
+  st.item = null;
+}
+
+function markerLevel(st: BlockState, x: number): number {
+  let level = st.markerX.findIndex((mx) => Math.abs(mx - x) < 4);
+  if (level < 0) {
+    st.markerX.push(x);
+    st.markerX.sort((a, b) => a - b);
+    level = st.markerX.indexOf(x);
+  }
+  return level;
 }
 
 /** Renders one text block: a heading, a list run, or a paragraph. */
 function blockToParts(block: Block, headingLevel: number | null, bold: boolean, vocab: Vocabulary): Part[] {
-  const texts = block.lines.map((l) => l.text);
-  if (headingLevel) return [{ md: `${'#'.repeat(headingLevel)} ${joinLines(texts, vocab)}`, kind: 'heading' }];
-  const out: Part[] = [];
-  let para: string[] = [];
-  let item: { indent: number; marker: string; text: string[] } | null = null;
-  const list: ListState = { markerX: [] };
-  const flushPara = () => {
-    if (para.length) {
-      const text = joinLines(para, vocab);
-      out.push(bold && text.length <= 120 ? { md: `**${text}**`, kind: 'other' } : { md: escapeText(text), kind: 'para' });
-    }
-    para = [];
-  };
-  const flushItem = () => {
-    if (item) out.push({ md: `${'  '.repeat(item.indent)}${item.marker} ${joinLines(item.text, vocab)}`, kind: 'list' });
-    item = null;
-  };
-  const levelOf = (x: number) => {
-    let level = list.markerX.findIndex((mx) => Math.abs(mx - x) < 4);
-    if (level < 0) {
-      list.markerX.push(x);
-      list.markerX.sort((a, b) => a - b);
-      level = list.markerX.indexOf(x);
-    }
-    return level;
-  };
+  if (headingLevel) return [{ md: `${'#'.repeat(headingLevel)} ${joinLines(block.lines.map((l) => l.text), vocab)}`, kind: 'heading' }];
+  const st: BlockState = { out: [], para: [], item: null, markerX: [], bold, vocab };
   for (const line of block.lines) {
     const bullet = BULLET.exec(line.text);
     const numbered = bullet ? null : NUMBERED.exec(line.text);
     if (bullet || numbered) {
-      flushPara();
-      flushItem();
+      flushPara(st);
+      flushItem(st);
       const text = bullet ? bullet[2] : numbered![3];
       const marker = bullet ? '-' : /^\d+$/.test(numbered![1]) ? `${numbered![1]}.` : '-';
-      item = { indent: levelOf(line.x0), marker, text: [text] };
-    } else if (item && line.x0 > (list.markerX[item.indent] ?? line.x0) + 3) {
+      st.item = { indent: markerLevel(st, line.x0), marker, text: [text] };
+    } else if (st.item && line.x0 > (st.markerX[st.item.indent] ?? line.x0) + 3) {
       // Indented past the marker: the item's text wraps onto this line.
-      item.text.push(line.text);
+      st.item.text.push(line.text);
     } else {
-      flushItem();
-      list.markerX = [];
-      para.push(line.text);
+      flushItem(st);
+      st.markerX = [];
+      st.para.push(line.text);
     }
   }
-  flushItem();
-  flushPara();
-  return out;
+  flushItem(st);
+  flushPara(st);
+  return st.out;
 }
 
 /** Table-of-contents lines as list items, nested by their indentation. */

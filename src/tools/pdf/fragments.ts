@@ -29,22 +29,49 @@ export const dominantBy = <T>(runs: TextRun[], key: (r: TextRun) => T): T => {
   return best;
 };
 
+/** Whether the code unit is whitespace to JavaScript (\s, and what trim() removes). */
+const isJsSpace = (c: number): boolean =>
+  c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+
+/**
+ * s.replace(/\s+/g, ' ').trim(), without the two new strings when s has nothing to change (most
+ * runs: single spaces between words, none at the ends).
+ */
+export function collapseSpaces(s: string): string {
+  // Starts as if after a space, so a leading space takes the slow path too.
+  let afterSpace = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32) {
+      if (afterSpace) return s.replace(/\s+/g, ' ').trim();
+      afterSpace = true;
+    } else if (c < 0x21 || c >= 0xa0 ? isJsSpace(c) : false) return s.replace(/\s+/g, ' ').trim();
+    else afterSpace = false;
+  }
+  return afterSpace && s.length ? s.replace(/\s+/g, ' ').trim() : s;
+}
+
+/**
+ * A run off its line: smaller than the line's largest size, or off its baseline. (At module
+ * level: a named closure inside a function costs a defineProperty per creation under tsx.)
+ */
+const isScript = (r: TextRun, maxSize: number, baseline: number) => r.size < SCRIPT_SIZE * maxSize || Math.abs(r.baseline - baseline) > 0.15 * maxSize;
+/** A mark set well off the line (an accent, a footnote number), not a glyph a font draws a little high. */
+const isMark = (r: TextRun, maxSize: number, baseline: number) => r.size < SCRIPT_SIZE * maxSize || Math.abs(r.baseline - baseline) > 0.3 * maxSize;
+
 export function makeFragment(runs: TextRun[]): Fragment {
   // Most fragments are one run (a line set in one text object): the general case below
   // reduced to it, without its arrays and maps.
   if (runs.length === 1) {
     const r = runs[0];
     const size = Math.round((Math.round(r.size * 10) / 10) * 10) / 10;
-    return { runs, text: r.text.replace(/\s+/g, ' ').trim(), x0: r.x0, x1: r.x1, baseline: r.baseline, top: r.top, bottom: r.bottom, size, fontId: r.fontId };
+    return { runs, text: collapseSpaces(r.text), x0: r.x0, x1: r.x1, baseline: r.baseline, top: r.top, bottom: r.bottom, size, fontId: r.fontId };
   }
   let text = '';
   let prev: TextRun | null = null;
   let maxSize = 0;
   for (const r of runs) if (r.size > maxSize) maxSize = r.size;
   const baseline = median(runs.filter((r) => r.size >= SCRIPT_SIZE * maxSize).map((r) => r.baseline));
-  const isScript = (r: TextRun) => r.size < SCRIPT_SIZE * maxSize || Math.abs(r.baseline - baseline) > 0.15 * maxSize;
-  // A mark set well off the line (an accent, a footnote number), not a glyph a font draws a little high.
-  const isMark = (r: TextRun) => r.size < SCRIPT_SIZE * maxSize || Math.abs(r.baseline - baseline) > 0.3 * maxSize;
   // The last run on the line's own baseline: after a script, the word space is measured from it.
   let lastNormal: TextRun | null = null;
   for (const r of runs) {
@@ -54,17 +81,17 @@ export function makeFragment(runs: TextRun[]): Fragment {
       // A raised mark that opens a line is a footnote's number: a word of its own ("4 WGM occur").
       const leadingMark = prev === runs[0] && prev.size < SCRIPT_SIZE * r.size && prev.baseline < r.baseline - 0.2 * r.size && gap > -0.05 * r.size;
       // After a script not kerned into the next letter, the gap from the text before it counts.
-      const afterScript = lastNormal !== null && prev !== lastNormal && isMark(prev) && !isScript(r) && gap >= 0 && r.x0 - lastNormal.x1 > space;
+      const afterScript = lastNormal !== null && prev !== lastNormal && isMark(prev, maxSize, baseline) && !isScript(r, maxSize, baseline) && gap >= 0 && r.x0 - lastNormal.x1 > space;
       const needsSpace = (leadingMark || afterScript || gap > space) && !/\s$/.test(text) && !/^\s/.test(r.text);
       if (needsSpace) text += ' ';
     }
     text += r.text;
     prev = r;
-    if (!isScript(r)) lastNormal = r;
+    if (!isScript(r, maxSize, baseline)) lastNormal = r;
   }
   return {
     runs,
-    text: text.replace(/\s+/g, ' ').trim(),
+    text: collapseSpaces(text),
     x0: Math.min(...runs.map((r) => r.x0)),
     x1: Math.max(...runs.map((r) => r.x1)),
     // The baseline of the line's own text: a raised footnote mark or a lowered index (attached
@@ -85,6 +112,9 @@ const FRAGMENT_GAP = 1.2;
 /** A run this much smaller than a line's text, raised or lowered against it, may be its script. */
 const SCRIPT_SIZE = 0.85;
 
+/** Whether run r reaches within 0.3 font sizes of a run of the line at least `size` large. */
+const touches = (r: TextRun, line: TextRun[], size: number) => line.some((q) => q.size >= size && r.x0 <= q.x1 + 0.3 * q.size && r.x1 >= q.x0 - 0.3 * q.size);
+
 /**
  * Superscripts and subscripts (footnote marks, the raised A of the LaTeX logo, indices) sit
  * too far off their line's baseline to share it, so they would become a line of their own
@@ -95,8 +125,6 @@ const SCRIPT_SIZE = 0.85;
  */
 function attachScripts(lines: TextRun[][]): void {
   if (lines.length < 2) return;
-  const touches = (r: TextRun, line: TextRun[], size: number) =>
-    line.some((q) => q.size >= size && r.x0 <= q.x1 + 0.3 * q.size && r.x1 >= q.x0 - 0.3 * q.size);
   const sizes = lines.map((line) => line.reduce((m, q) => Math.max(m, q.size), 0));
   const attached = new Set<TextRun>();
   for (let i = 0; i < lines.length; i++) {

@@ -153,14 +153,19 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
   // objects on one line: its object, origin (user space), width (glyph units), font size,
   // its text matrix's x axis (unit direction and scale) and whether it was a space.
   let lastObject = 0;
-  let lastOx = 0;
-  let lastOy = 0;
-  let lastWidth = 0;
-  let lastSize = 0;
-  let lastDx = 1;
-  let lastDy = 0;
-  let lastScale = 1;
   let lastWasSpace = false;
+  // The doubles among them in a typed array: a double in a closure's variable is boxed, a
+  // fresh heap number on every store, and these are stored for every glyph.
+  const last = new Float64Array(7);
+  const LAST_OX = 0;
+  const LAST_OY = 1;
+  const LAST_WIDTH = 2;
+  const LAST_SIZE = 3;
+  const LAST_DX = 4;
+  const LAST_DY = 5;
+  const LAST_SCALE = 6;
+  last[LAST_DX] = 1;
+  last[LAST_SCALE] = 1;
 
   /**
    * Whether PDFium's text page puts a generated space between the last glyph and a text
@@ -170,9 +175,14 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
    * (a jump across the baseline) gets none: the layout breaks lines itself.
    */
   const generatedSpace = (ox: number, oy: number, width: number, fs: number, scale: number, dx: number, dy: number): boolean => {
+    const lastDx = last[LAST_DX];
+    const lastDy = last[LAST_DY];
     if (lastObject === 0 || lastWasSpace || Math.abs(dx - lastDx) + Math.abs(dy - lastDy) > 0.01) return false;
-    const vx = ox - lastOx;
-    const vy = oy - lastOy;
+    const lastScale = last[LAST_SCALE];
+    const lastWidth = last[LAST_WIDTH];
+    const lastSize = last[LAST_SIZE];
+    const vx = ox - last[LAST_OX];
+    const vy = oy - last[LAST_OY];
     const along = (vx * lastDx + vy * lastDy) / lastScale;
     const across = (vy * lastDx - vx * lastDy) / lastScale;
     const lastW = Math.abs((lastWidth * lastSize) / 1000);
@@ -213,48 +223,61 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
     let tm: Matrix = [1, 0, 0, 1, 0, 0];
     let tlm: Matrix = [1, 0, 0, 1, 0, 0];
     const operands: PdfValue[] = [];
-    // The path under construction, in user space: its straight segments and the box of its points.
+    // The path under construction, in user space: its straight segments and the box of its
+    // points. The current point (cx, cy), the subpath's start (sx, sy), the box and the last
+    // transformed point (ux, uy) live in a typed array, not in closure variables (boxed doubles).
     const segs: number[] = [];
-    let cx = 0;
-    let cy = 0;
-    let sx = 0;
-    let sy = 0;
-    let minX = Infinity;
-    let minY = Infinity;
-    let maxX = -Infinity;
-    let maxY = -Infinity;
-    const point = (px: number, py: number): [number, number] => {
+    const path = new Float64Array(10);
+    const CX = 0;
+    const CY = 1;
+    const SX = 2;
+    const SY = 3;
+    const MIN_X = 4;
+    const MIN_Y = 5;
+    const MAX_X = 6;
+    const MAX_Y = 7;
+    const UX = 8;
+    const UY = 9;
+    path[MIN_X] = path[MIN_Y] = Infinity;
+    path[MAX_X] = path[MAX_Y] = -Infinity;
+    /** Transforms (px, py) by the CTM into path[UX], path[UY] and grows the box. */
+    const point = (px: number, py: number): void => {
       const m = gs.ctm;
       const ux = m[0] * px + m[2] * py + m[4];
       const uy = m[1] * px + m[3] * py + m[5];
-      if (ux < minX) minX = ux;
-      if (ux > maxX) maxX = ux;
-      if (uy < minY) minY = uy;
-      if (uy > maxY) maxY = uy;
-      return [ux, uy];
+      if (ux < path[MIN_X]) path[MIN_X] = ux;
+      if (ux > path[MAX_X]) path[MAX_X] = ux;
+      if (uy < path[MIN_Y]) path[MIN_Y] = uy;
+      if (uy > path[MAX_Y]) path[MAX_Y] = uy;
+      path[UX] = ux;
+      path[UY] = uy;
     };
     const moveTo = (px: number, py: number) => {
-      [cx, cy] = point(px, py);
-      sx = cx;
-      sy = cy;
+      point(px, py);
+      path[SX] = path[CX] = path[UX];
+      path[SY] = path[CY] = path[UY];
     };
     const lineTo = (px: number, py: number) => {
-      const [ux, uy] = point(px, py);
-      segs.push(cx, cy, ux, uy);
-      cx = ux;
-      cy = uy;
+      point(px, py);
+      segs.push(path[CX], path[CY], path[UX], path[UY]);
+      path[CX] = path[UX];
+      path[CY] = path[UY];
+    };
+    const curveTo = () => {
+      path[CX] = path[UX];
+      path[CY] = path[UY];
     };
     const closePath = () => {
-      segs.push(cx, cy, sx, sy);
-      cx = sx;
-      cy = sy;
+      segs.push(path[CX], path[CY], path[SX], path[SY]);
+      path[CX] = path[SX];
+      path[CY] = path[SY];
     };
     const paint = (stroke: boolean, fill: boolean) => {
       if (stroke) for (let i = 0; i < segs.length; i++) rules.strokes.push(segs[i]);
-      else if (fill && minX <= maxX) rules.fills.push(minX, minY, maxX, maxY);
+      else if (fill && path[MIN_X] <= path[MAX_X]) rules.fills.push(path[MIN_X], path[MIN_Y], path[MAX_X], path[MAX_Y]);
       segs.length = 0;
-      minX = minY = Infinity;
-      maxX = maxY = -Infinity;
+      path[MIN_X] = path[MIN_Y] = Infinity;
+      path[MAX_X] = path[MAX_Y] = -Infinity;
     };
 
     const num = (i: number): number => {
@@ -304,13 +327,13 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
           const glyphOy = x * m[1] + m[5];
           if (object !== lastObject && !space && generatedSpace(glyphOx, glyphOy, font.width(code), fs, scaleX, dx, dy)) builder.space();
           lastObject = object;
-          lastOx = glyphOx;
-          lastOy = glyphOy;
-          lastWidth = font.width(code);
-          lastSize = fs;
-          lastDx = dx;
-          lastDy = dy;
-          lastScale = scaleX || 1;
+          last[LAST_OX] = glyphOx;
+          last[LAST_OY] = glyphOy;
+          last[LAST_WIDTH] = font.width(code);
+          last[LAST_SIZE] = fs;
+          last[LAST_DX] = dx;
+          last[LAST_DY] = dy;
+          last[LAST_SCALE] = scaleX || 1;
           lastWasSpace = space;
           if (space) builder.space();
           else if (u === 0x0d || u === 0x0a) builder.lineBreak();
@@ -457,12 +480,14 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
         case 'c':
           point(num(6), num(5));
           point(num(4), num(3));
-          [cx, cy] = point(num(2), num(1));
+          point(num(2), num(1));
+          curveTo();
           break;
         case 'v':
         case 'y':
           point(num(4), num(3));
-          [cx, cy] = point(num(2), num(1));
+          point(num(2), num(1));
+          curveTo();
           break;
         case 'h':
           closePath();
