@@ -125,6 +125,8 @@ function pageContent(objects: PdfObjects, page: PdfDict): Uint8Array {
 
 type Matrix = [number, number, number, number, number, number];
 
+const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
+
 /** PDF's "m1 then m2" (m1 × m2 in the spec's row-vector notation): the layout's product, turned. */
 const mul = (m1: Matrix, m2: Matrix): Matrix => multiplyMatrix(m2, m1) as Matrix;
 
@@ -166,6 +168,14 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
   const LAST_SCALE = 6;
   last[LAST_DX] = 1;
   last[LAST_SCALE] = 1;
+  // The lengths of the text matrix's axes (Math.hypot) for the last axes seen, NaN at first.
+  const hyp = new Float64Array(6).fill(NaN);
+  const HYP_A = 0;
+  const HYP_B = 1;
+  const HYP_AB = 2;
+  const HYP_C = 3;
+  const HYP_D = 4;
+  const HYP_CD = 5;
 
   /**
    * Whether PDFium's text page puts a generated space between the last glyph and a text
@@ -220,9 +230,14 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
     const lex = new Lexer(content);
     const stack: GraphicsState[] = [];
     let gs: GraphicsState = { ctm, font: null, fontError: null, fontSize: 0, charSpacing: 0, wordSpacing: 0, scale: 1, leading: 0, rise: 0 };
-    let tm: Matrix = [1, 0, 0, 1, 0, 0];
-    let tlm: Matrix = [1, 0, 0, 1, 0, 0];
+    // The text matrix and the text line matrix, updated in place (a new array per string shown
+    // and per line was most of the reader's allocation).
+    const tm = new Float64Array(IDENTITY);
+    const tlm = new Float64Array(IDENTITY);
+    // The operands of the operator being read: the first `nops` entries. Truncating the array
+    // after every operator (length = 0) cost more than interpreting most operators.
     const operands: PdfValue[] = [];
+    let nops = 0;
     // The path under construction, in user space: its straight segments and the box of its
     // points. The current point (cx, cy), the subpath's start (sx, sy), the box and the last
     // transformed point (ux, uy) live in a typed array, not in closure variables (boxed doubles).
@@ -281,55 +296,77 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
     };
 
     const num = (i: number): number => {
-      const v = operands[operands.length - i];
+      const v = operands[nops - i];
       if (typeof v !== 'number') throw new Unsupported('operand is not a number');
       return v;
     };
     const moveLine = (tx: number, ty: number) => {
-      tlm = [tlm[0], tlm[1], tlm[2], tlm[3], tx * tlm[0] + ty * tlm[2] + tlm[4], tx * tlm[1] + ty * tlm[3] + tlm[5]];
-      tm = tlm;
+      const e = tx * tlm[0] + ty * tlm[2] + tlm[4];
+      const f = tx * tlm[1] + ty * tlm[3] + tlm[5];
+      tlm[4] = e;
+      tlm[5] = f;
+      tm.set(tlm);
     };
 
     const show = (s: PdfValue) => {
       if (!(s instanceof PdfString)) throw new Unsupported('show operand is not a string');
       const font = gs.font;
       if (!font) {
-        if (s.bytes.length === 0) return;
+        if (s.end === s.start) return;
         throw gs.fontError ?? new Unsupported('text without a font');
       }
       const object = ++objectId;
       const fs = gs.fontSize;
       const th = gs.scale;
       // The text object's matrix (Tm then the CTM), as PDFium reports it per character.
-      const m = mul(tm, gs.ctm);
-      const scaleX = Math.hypot(m[0], m[1]);
-      const dx = scaleX ? m[0] / scaleX : 1;
-      const dy = scaleX ? m[1] / scaleX : 0;
-      const size = Math.abs(fs) * Math.hypot(m[2], m[3]) || 1;
+      const c = gs.ctm;
+      const m0 = c[0] * tm[0] + c[2] * tm[1];
+      const m1 = c[1] * tm[0] + c[3] * tm[1];
+      const m2 = c[0] * tm[2] + c[2] * tm[3];
+      const m3 = c[1] * tm[2] + c[3] * tm[3];
+      const m4 = c[0] * tm[4] + c[2] * tm[5] + c[4];
+      const m5 = c[1] * tm[4] + c[3] * tm[5] + c[5];
+      // Math.hypot is slow, and the strings of one line (of a TJ array) share these axes.
+      if (m0 !== hyp[HYP_A] || m1 !== hyp[HYP_B]) {
+        hyp[HYP_A] = m0;
+        hyp[HYP_B] = m1;
+        hyp[HYP_AB] = Math.hypot(m0, m1);
+      }
+      if (m2 !== hyp[HYP_C] || m3 !== hyp[HYP_D]) {
+        hyp[HYP_C] = m2;
+        hyp[HYP_D] = m3;
+        hyp[HYP_CD] = Math.hypot(m2, m3);
+      }
+      const scaleX = hyp[HYP_AB];
+      const dx = scaleX ? m0 / scaleX : 1;
+      const dy = scaleX ? m1 / scaleX : 0;
+      const size = Math.abs(fs) * hyp[HYP_CD] || 1;
       // Loose box in text space: the glyph's advance along the baseline, the font's
       // ascent-to-descent band (scaled to one em, or for a TeX program's font its FontBBox at
       // its own scale, as PDFium gives them) across it.
       const em = font.em;
       const top = (fs * font.ascent) / em + gs.rise;
       const bottom = (fs * font.descent) / em + gs.rise;
-      const bytes = s.bytes;
+      const bytes = s.src;
+      const end = s.end;
       const step = font.bytesPerCode;
       let x = 0;
-      for (let i = 0; i + step <= bytes.length; i += step) {
+      for (let i = s.start; i + step <= end; i += step) {
         const code = step === 1 ? bytes[i] : (bytes[i] << 8) | bytes[i + 1];
-        const w = (font.width(code) / 1000) * fs;
+        const fw = font.width(code);
+        const w = (fw / 1000) * fs;
         const text = font.text(code);
         const advance = (w + gs.charSpacing + (step === 1 && code === 32 ? gs.wordSpacing : 0)) * th;
         if (text.length > 0) {
           const u = text.codePointAt(0)!;
           const space = isSpace(u) && text.length === 1;
-          const glyphOx = x * m[0] + m[4];
-          const glyphOy = x * m[1] + m[5];
-          if (object !== lastObject && !space && generatedSpace(glyphOx, glyphOy, font.width(code), fs, scaleX, dx, dy)) builder.space();
+          const glyphOx = x * m0 + m4;
+          const glyphOy = x * m1 + m5;
+          if (object !== lastObject && !space && generatedSpace(glyphOx, glyphOy, fw, fs, scaleX, dx, dy)) builder.space();
           lastObject = object;
           last[LAST_OX] = glyphOx;
           last[LAST_OY] = glyphOy;
-          last[LAST_WIDTH] = font.width(code);
+          last[LAST_WIDTH] = fw;
           last[LAST_SIZE] = fs;
           last[LAST_DX] = dx;
           last[LAST_DY] = dy;
@@ -340,22 +377,22 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
           else if (u >= 0x20) {
             // Corners of the box (x .. x + w*th, bottom .. top) in user space.
             const x1 = x + w * th;
-            const ax = x * m[0] + bottom * m[2] + m[4];
-            const ay = x * m[1] + bottom * m[3] + m[5];
-            const bx = x1 * m[0] + bottom * m[2] + m[4];
-            const by = x1 * m[1] + bottom * m[3] + m[5];
-            const cx = x * m[0] + top * m[2] + m[4];
-            const cy = x * m[1] + top * m[3] + m[5];
-            const ex = x1 * m[0] + top * m[2] + m[4];
-            const ey = x1 * m[1] + top * m[3] + m[5];
+            const ax = x * m0 + bottom * m2 + m4;
+            const ay = x * m1 + bottom * m3 + m5;
+            const bx = x1 * m0 + bottom * m2 + m4;
+            const by = x1 * m1 + bottom * m3 + m5;
+            const cx = x * m0 + top * m2 + m4;
+            const cy = x * m1 + top * m3 + m5;
+            const ex = x1 * m0 + top * m2 + m4;
+            const ey = x1 * m1 + top * m3 + m5;
             const l = Math.min(ax, bx, cx, ex);
             const r = Math.max(ax, bx, cx, ex);
             const b = Math.min(ay, by, cy, ey);
             const t = Math.max(ay, by, cy, ey);
             if (!outsideView(viewBox, l, t, r, b)) {
               if (!builder.extend(object, u, l, t, r, b)) {
-                const ox = x * m[0] + gs.rise * m[2] + m[4];
-                const oy = x * m[1] + gs.rise * m[3] + m[5];
+                const ox = x * m0 + gs.rise * m2 + m4;
+                const oy = x * m1 + gs.rise * m3 + m5;
                 builder.start(object, u, l, t, r, b, dx, dy, size, ox, oy, font.name);
               }
               for (let k = u > 0xffff ? 2 : 1; k < text.length; k++) builder.append(text.charCodeAt(k));
@@ -364,7 +401,10 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
         }
         x += advance;
       }
-      tm = [tm[0], tm[1], tm[2], tm[3], x * tm[0] + tm[4], x * tm[1] + tm[5]];
+      const e = x * tm[0] + tm[4];
+      const f = x * tm[1] + tm[5];
+      tm[4] = e;
+      tm[5] = f;
     };
 
     for (;;) {
@@ -372,7 +412,7 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
       if (t === undefined) break;
       if (!(t instanceof Op)) {
         if (typeof t === 'symbol') throw new Unsupported('stray bracket');
-        operands.push(t as PdfValue);
+        operands[nops++] = t as PdfValue;
         continue;
       }
       if (++operators > MAX_OPERATORS) throw new Unsupported('too many operators');
@@ -389,11 +429,11 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
           gs.ctm = mul([num(6), num(5), num(4), num(3), num(2), num(1)], gs.ctm);
           break;
         case 'BT':
-          tm = [1, 0, 0, 1, 0, 0];
-          tlm = tm;
+          tm.set(IDENTITY);
+          tlm.set(IDENTITY);
           break;
         case 'Tf': {
-          const name = operands[operands.length - 2];
+          const name = operands[nops - 2];
           const font = typeof name === 'string' ? fontOf(resources, name) : new Unsupported('Tf without a font name');
           gs.font = font instanceof Unsupported ? null : font;
           gs.fontError = font instanceof Unsupported ? font : null;
@@ -423,34 +463,42 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
           moveLine(num(2), num(1));
           break;
         case 'Tm':
-          tlm = [num(6), num(5), num(4), num(3), num(2), num(1)];
-          tm = tlm;
+          tlm[0] = num(6);
+          tlm[1] = num(5);
+          tlm[2] = num(4);
+          tlm[3] = num(3);
+          tlm[4] = num(2);
+          tlm[5] = num(1);
+          tm.set(tlm);
           break;
         case 'T*':
           moveLine(0, -gs.leading);
           break;
         case 'Tj':
-          show(operands[operands.length - 1]);
+          show(operands[nops - 1]);
           break;
         case "'":
           moveLine(0, -gs.leading);
-          show(operands[operands.length - 1]);
+          show(operands[nops - 1]);
           break;
         case '"':
           gs.wordSpacing = num(3);
           gs.charSpacing = num(2);
           moveLine(0, -gs.leading);
-          show(operands[operands.length - 1]);
+          show(operands[nops - 1]);
           break;
         case 'TJ': {
-          const items = operands[operands.length - 1];
+          const items = operands[nops - 1];
           if (!Array.isArray(items)) throw new Unsupported('TJ operand is not an array');
           // One text object for the whole array, as PDFium makes it.
           const first = objectId + 1;
           for (const item of items) {
             if (typeof item === 'number') {
               const tx = (-item / 1000) * gs.fontSize * gs.scale;
-              tm = [tm[0], tm[1], tm[2], tm[3], tx * tm[0] + tm[4], tx * tm[1] + tm[5]];
+              const e = tx * tm[0] + tm[4];
+              const f = tx * tm[1] + tm[5];
+              tm[4] = e;
+              tm[5] = f;
             } else {
               show(item);
               objectId = first - 1;
@@ -460,7 +508,7 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
           break;
         }
         case 'Do': {
-          const name = operands[operands.length - 1];
+          const name = operands[nops - 1];
           const xobjects = objects.dict(objects.get(resources, 'XObject'));
           const xobject = typeof name === 'string' ? objects.resolve(xobjects?.get(name)) : undefined;
           if (xobject instanceof PdfStream && objects.get(xobject.dict, 'Subtype') === 'Form') {
@@ -536,7 +584,7 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
         default:
           break;
       }
-      operands.length = 0;
+      nops = 0;
     }
   };
 

@@ -32,9 +32,25 @@ export class Ref {
   ) {}
 }
 
-/** A literal or hex string: its raw bytes (PDF strings are bytes, decoded by their use). */
+/**
+ * A literal or hex string: its raw bytes (PDF strings are bytes, decoded by their use), as a
+ * range of a byte array. Most strings of a content stream are read in place, and a subarray
+ * for each (a typed-array object) cost more than the rest of lexing the string.
+ */
 export class PdfString {
-  constructor(readonly bytes: Uint8Array) {}
+  constructor(
+    readonly src: Uint8Array,
+    readonly start: number,
+    readonly end: number,
+  ) {}
+
+  static of(bytes: Uint8Array): PdfString {
+    return new PdfString(bytes, 0, bytes.length);
+  }
+
+  get bytes(): Uint8Array {
+    return this.src.subarray(this.start, this.end);
+  }
 }
 
 export type PdfDict = Map<string, PdfValue>;
@@ -231,7 +247,7 @@ export class Lexer {
     while (p < b.length && b[p] !== C.RPAREN && b[p] !== C.BACKSLASH && b[p] !== C.LPAREN) p++;
     if (b[p] === C.RPAREN) {
       this.pos = p + 1;
-      return new PdfString(b.subarray(start, p));
+      return new PdfString(b, start, p);
     }
     const out: number[] = [];
     for (let i = start; i < p; i++) out.push(b[i]);
@@ -261,7 +277,7 @@ export class Lexer {
       } else if (e !== undefined) out.push(e);
     }
     this.pos = p;
-    return new PdfString(Uint8Array.from(out));
+    return PdfString.of(Uint8Array.from(out));
   }
 
   private hex(): PdfString {
@@ -280,7 +296,7 @@ export class Lexer {
     }
     if (high >= 0) out.push(high * 16);
     this.pos = p + 1;
-    return new PdfString(Uint8Array.from(out));
+    return PdfString.of(Uint8Array.from(out));
   }
 
   private array(depth: number): PdfValue[] {
