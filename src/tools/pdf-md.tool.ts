@@ -126,6 +126,8 @@ const escapeText = (s: string) => s.replace(/^(#{1,6}\s|>|\d+[.)]\s|[-*+]\s)/, '
 
 /** Whether a fragment is set (80% or more of its characters) in a monospaced font. */
 export const isMonoFragment = (f: Fragment): boolean => {
+  // One run (most fragments): the loop below reduced to it.
+  if (f.runs.length === 1) return f.runs[0].text.length > 0 && isMonoFont(f.runs[0].fontId);
   let mono = 0;
   let all = 0;
   for (const r of f.runs) {

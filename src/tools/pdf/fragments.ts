@@ -13,6 +13,25 @@ export const median = (values: number[]): number => {
 export const dominantBy = <T>(runs: TextRun[], key: (r: TextRun) => T): T => {
   // One run (most lines, most blocks of one line): its value, without a map.
   if (runs.length === 1) return key(runs[0]);
+  if (runs.length <= 16) {
+    // Few runs (most lines of several): the same count in two small arrays, no Map. Keys
+    // compare as a Map's do (SameValueZero); the first key to reach the largest count wins.
+    const keys: T[] = [];
+    const chars: number[] = [];
+    for (const r of runs) {
+      const k = key(r);
+      let i = 0;
+      while (i < keys.length && !(keys[i] === k || (keys[i] !== keys[i] && k !== k))) i++;
+      if (i === keys.length) {
+        // A Map keeps -0 as +0.
+        keys.push(Object.is(k, -0) ? (0 as T) : k);
+        chars.push(r.text.length);
+      } else chars[i] += r.text.length;
+    }
+    let best = 0;
+    for (let i = 1; i < keys.length; i++) if (chars[i] > chars[best]) best = i;
+    return keys[best];
+  }
   const counts = new Map<T, number>();
   for (const r of runs) {
     const k = key(r);

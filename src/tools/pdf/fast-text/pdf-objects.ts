@@ -100,12 +100,19 @@ for (const c of [C.LPAREN, C.RPAREN, C.LT, C.GT, C.LBRACKET, C.RBRACKET, C.LBRAC
 
 const hexValue = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1);
 
-/** The content-stream operators of one to three letters, by their bytes (little-endian). */
-const SHORT_OPS = new Map<number, Op>();
+/**
+ * The content-stream operators of one to three letters: those of one and two letters in
+ * arrays indexed by their (ASCII) bytes, a direct load where a Map look-up cost a hash; the
+ * three-letter ones by their bytes (little-endian) in a Map.
+ */
+const OPS1: (Op | undefined)[] = new Array(128).fill(undefined);
+const OPS2: (Op | undefined)[] = new Array(128 * 128).fill(undefined);
+const OPS3 = new Map<number, Op>();
 for (const name of 'q Q cm w J j M d ri i gs m l c v y h re S s f F f* B B* b b* n W W* BT ET Tc Tw Tz TL Tf Tr Ts Td TD Tm T* Tj TJ \' " Do BI ID EI BX EX MP DP BMC BDC EMC d0 d1 CS cs SC SCN sc scn G g RG rg K k sh R obj'.split(' ')) {
-  let key = 0;
-  for (let i = 0; i < name.length; i++) key |= name.charCodeAt(i) << (8 * i);
-  SHORT_OPS.set(key, new Op(name));
+  const op = new Op(name);
+  if (name.length === 1) OPS1[name.charCodeAt(0)] = op;
+  else if (name.length === 2) OPS2[(name.charCodeAt(0) << 7) | name.charCodeAt(1)] = op;
+  else OPS3.set(name.charCodeAt(0) | (name.charCodeAt(1) << 8) | (name.charCodeAt(2) << 16), op);
 }
 
 /** Marks the end of an array or dictionary while parsing (never a value). */
@@ -174,8 +181,15 @@ export class Lexer {
     while (p < b.length && !STOP[b[p]]) p++;
     this.pos = p;
     // Content-stream operators (one to three letters): a shared token, no string made.
-    if (p - start <= 3) {
-      const op = SHORT_OPS.get(b[start] | ((p - start > 1 ? b[start + 1] : 0) << 8) | ((p - start > 2 ? b[start + 2] : 0) << 16));
+    const length = p - start;
+    if (length === 1) {
+      const op = b[start] < 128 ? OPS1[b[start]] : undefined;
+      if (op) return op;
+    } else if (length === 2) {
+      const op = b[start] < 128 && b[start + 1] < 128 ? OPS2[(b[start] << 7) | b[start + 1]] : undefined;
+      if (op) return op;
+    } else if (length === 3) {
+      const op = OPS3.get(b[start] | (b[start + 1] << 8) | (b[start + 2] << 16));
       if (op) return op;
     }
     const word = latin1(b, start, p);
