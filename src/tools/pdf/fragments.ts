@@ -90,7 +90,12 @@ export function makeFragment(runs: TextRun[]): Fragment {
   let prev: TextRun | null = null;
   let maxSize = 0;
   for (const r of runs) if (r.size > maxSize) maxSize = r.size;
-  const baseline = median(runs.filter((r) => r.size >= SCRIPT_SIZE * maxSize).map((r) => r.baseline));
+  const baselines: number[] = [];
+  for (const r of runs) if (r.size >= SCRIPT_SIZE * maxSize) baselines.push(r.baseline);
+  const baseline = median(baselines);
+  // The last code unit of `text` (-1 while empty): /\s$/ on the text as it grows would flatten
+  // the concatenated string at every run.
+  let lastCode = -1;
   // The last run on the line's own baseline: after a script, the word space is measured from it.
   let lastNormal: TextRun | null = null;
   for (const r of runs) {
@@ -101,23 +106,39 @@ export function makeFragment(runs: TextRun[]): Fragment {
       const leadingMark = prev === runs[0] && prev.size < SCRIPT_SIZE * r.size && prev.baseline < r.baseline - 0.2 * r.size && gap > -0.05 * r.size;
       // After a script not kerned into the next letter, the gap from the text before it counts.
       const afterScript = lastNormal !== null && prev !== lastNormal && isMark(prev, maxSize, baseline) && !isScript(r, maxSize, baseline) && gap >= 0 && r.x0 - lastNormal.x1 > space;
-      const needsSpace = (leadingMark || afterScript || gap > space) && !/\s$/.test(text) && !/^\s/.test(r.text);
-      if (needsSpace) text += ' ';
+      const needsSpace = (leadingMark || afterScript || gap > space) && !isJsSpace(lastCode) && !isJsSpace(r.text.charCodeAt(0));
+      if (needsSpace) {
+        text += ' ';
+        lastCode = 32;
+      }
     }
     text += r.text;
+    if (r.text.length) lastCode = r.text.charCodeAt(r.text.length - 1);
     prev = r;
     if (!isScript(r, maxSize, baseline)) lastNormal = r;
+  }
+  // The box (Math.min and Math.max taken pairwise are the same as over all the values at once).
+  let x0 = runs[0].x0;
+  let x1 = runs[0].x1;
+  let top = runs[0].top;
+  let bottom = runs[0].bottom;
+  for (let i = 1; i < runs.length; i++) {
+    const r = runs[i];
+    x0 = Math.min(x0, r.x0);
+    x1 = Math.max(x1, r.x1);
+    top = Math.min(top, r.top);
+    bottom = Math.max(bottom, r.bottom);
   }
   return {
     runs,
     text: collapseSpaces(text),
-    x0: Math.min(...runs.map((r) => r.x0)),
-    x1: Math.max(...runs.map((r) => r.x1)),
+    x0,
+    x1,
     // The baseline of the line's own text: a raised footnote mark or a lowered index (attached
     // by attachScripts) does not move it.
     baseline,
-    top: Math.min(...runs.map((r) => r.top)),
-    bottom: Math.max(...runs.map((r) => r.bottom)),
+    top,
+    bottom,
     size: Math.round(dominantBy(runs, (r) => Math.round(r.size * 10) / 10) * 10) / 10,
     fontId: dominantBy(runs, (r) => r.fontId),
   };
