@@ -56,9 +56,27 @@ export class Vocabulary {
   private compounds = new Set<string>();
   /** First parts of the compounds ("micro" of "micro-cavity"). */
   private heads = new Set<string>();
+  /**
+   * Lines added but not yet split into words: they are read on the first question, since
+   * many documents never ask one (no word broken at a line end), and splitting every line
+   * of a document was 5 % of pdf-md.
+   */
+  private pending: string[] = [];
 
   /** Words of one printed line; its last word is left out when it ends with a hyphen (a fragment). */
   addLine(line: string): void {
+    this.pending.push(line);
+  }
+
+  /** Reads the lines added since the last question, in order. */
+  private read(): void {
+    if (!this.pending.length) return;
+    const lines = this.pending;
+    this.pending = [];
+    for (const line of lines) this.readLine(line);
+  }
+
+  private readLine(line: string): void {
     // A fragment's text is already single-spaced: split(' ') gives the same tokens, cheaper.
     const tokens = singleSpaced(line) ? line.split(' ') : line.split(/\s+/);
     for (let i = 0; i < tokens.length; i++) {
@@ -80,6 +98,7 @@ export class Vocabulary {
 
   /** Whether "head-" at a line end and "tail" at the next line's start make one word. */
   joinsHyphen(head: string, tail: string): boolean {
+    this.read();
     const h = head.toLowerCase();
     const t = tail.toLowerCase();
     // A compound already ("state-of-") continues as one.
@@ -95,6 +114,7 @@ export class Vocabulary {
 
   /** Whether the document writes this word (any case) somewhere. */
   has(word: string): boolean {
+    this.read();
     return this.words.has(word.toLowerCase());
   }
 }
