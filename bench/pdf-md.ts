@@ -121,7 +121,7 @@ const median = (xs: number[]): number => {
  * outputs are the ones scored; it also warms the JIT and loads PDFium), then `rounds` timed
  * rounds in which the converters take turns, their order rotating each round, so that a
  * change in the machine's load falls on all of them alike; then the same for `cores`
- * documents at once. The medians of the rounds are reported.
+ * documents at once (after an untimed pass of that too). The medians of the rounds are reported.
  */
 async function measureAll(converters: Converter[], pages: number): Promise<Result[]> {
   const outputs = converters.map(() => new Map<string, string>());
@@ -140,6 +140,16 @@ async function measureAll(converters: Converter[], pages: number): Promise<Resul
     }
   }
   if (parallel) {
+    // An untimed pass first here too, as for one document at a time: each pool worker compiles
+    // its own code, and the workers had seen only the first documents so far.
+    for (const c of converters) {
+      const many = c.convertMany;
+      if (!many) continue;
+      const queue = [...docs];
+      await Promise.all(Array.from({ length: cores }, async () => {
+        for (let d = queue.shift(); d; d = queue.shift()) await many(d);
+      }));
+    }
     for (let r = 0; r < rounds; r++) {
       for (const i of turn(r)) {
         const many = converters[i].convertMany;

@@ -269,11 +269,15 @@ function tocToParts(lines: Fragment[], vocab: Vocabulary): Part[] {
 export function segments(block: Block): Block[] {
   const out: Fragment[][] = [];
   let cur: Fragment[] = [];
+  // Whether cur[0] is monospaced, tested once per segment rather than again for every line.
+  let curMono = false;
   for (const l of block.lines) {
-    if (cur.length && isMonoFragment(l) !== isMonoFragment(cur[0])) {
+    const mono = isMonoFragment(l);
+    if (cur.length && mono !== curMono) {
       out.push(cur);
       cur = [];
     }
+    if (!cur.length) curMono = mono;
     cur.push(l);
   }
   if (cur.length) out.push(cur);
