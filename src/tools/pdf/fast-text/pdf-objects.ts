@@ -98,6 +98,14 @@ const STOP = new Uint8Array(256);
 for (let c = 0; c < 256; c++) STOP[c] = WHITE[c];
 for (const c of [C.LPAREN, C.RPAREN, C.LT, C.GT, C.LBRACKET, C.RBRACKET, C.LBRACE, C.RBRACE, C.SLASH, C.PERCENT]) STOP[c] = 1;
 
+/** 0.1, then each divided by 10 in turn: the place values of a number's decimals. */
+const placeValue = (k: number): number => {
+  let scale = 0.1;
+  for (let i = 0; i < k; i++) scale /= 10;
+  return scale;
+};
+const PLACES = Float64Array.from({ length: 24 }, (_, k) => placeValue(k));
+
 const hexValue = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1);
 
 /**
@@ -134,11 +142,13 @@ export class Lexer {
 
   skipWhite(): void {
     const b = this.bytes;
+    const n = b.length;
+    const white = WHITE;
     let p = this.pos;
     for (;;) {
-      while (p < b.length && WHITE[b[p]]) p++;
+      while (p < n && white[b[p]]) p++;
       if (b[p] !== C.PERCENT) break;
-      while (p < b.length && b[p] !== C.LF && b[p] !== C.CR) p++;
+      while (p < n && b[p] !== C.LF && b[p] !== C.CR) p++;
     }
     this.pos = p;
   }
@@ -149,6 +159,8 @@ export class Lexer {
     const b = this.bytes;
     if (this.pos >= b.length) return undefined;
     const c = b[this.pos];
+    // Numbers first: most tokens of a content stream are.
+    if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46) return this.number();
     if (c === C.SLASH) return this.name();
     if (c === C.LPAREN) return this.literal();
     if (c === C.LBRACKET) {
@@ -171,7 +183,6 @@ export class Lexer {
       this.pos += 2;
       return END_DICT;
     }
-    if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46) return this.number();
     if (c === C.RPAREN || c === C.LBRACE || c === C.RBRACE) {
       this.pos++;
       return new Op(String.fromCharCode(c));
@@ -220,10 +231,11 @@ export class Lexer {
     while (b[p] >= 48 && b[p] <= 57) value = value * 10 + (b[p++] - 48);
     if (b[p] === 46) {
       p++;
-      let scale = 0.1;
+      // The place values 0.1, 0.1 / 10, ... from a table (the same doubles the divisions give).
+      let k = 0;
       while (b[p] >= 48 && b[p] <= 57) {
-        value += (b[p++] - 48) * scale;
-        scale /= 10;
+        value += (b[p++] - 48) * (k < PLACES.length ? PLACES[k] : placeValue(k));
+        k++;
       }
     }
     while (p < b.length && !STOP[b[p]]) p++;
