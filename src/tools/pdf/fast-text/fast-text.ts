@@ -409,6 +409,11 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
 
     for (;;) {
       const t = lex.next();
+      // Most tokens are numbers, operands of the next operator.
+      if (typeof t === 'number') {
+        operands[nops++] = t;
+        continue;
+      }
       if (t === undefined) break;
       if (!(t instanceof Op)) {
         if (typeof t === 'symbol') throw new Unsupported('stray bracket');

@@ -312,15 +312,20 @@ function simpleFont(objects: PdfObjects, dict: PdfDict, name: string, toUnicode:
   const missing = objects.num(descriptor, 'MissingWidth') ?? 0;
   if (!widths && !standard) throw new Unsupported(`no widths for ${name}`);
 
-  const texts: (string | null)[] = new Array(256);
-  const advance = new Float64Array(256);
-  for (let code = 0; code < 256; code++) {
+  // The text of each code, worked out on its first use (undefined until then): a page shows
+  // a few dozen of a font's 256 codes, and glyph names cost map look-ups and regexes.
+  const texts: (string | null | undefined)[] = new Array(256).fill(undefined);
+  const textOf = (code: number): string | null => {
     const glyph = names?.[code];
     const mapped = toUnicode?.get(code);
     // A control code with no glyph name is reported as itself, as PDFium does (a tab is a
     // space, CR and LF break the line); in an embedded symbolic font it is a glyph only the
     // font program can name.
-    texts[code] = mapped ?? (glyph ? glyphText(glyph) : code < 32 && !(embedded && symbolic) ? String.fromCharCode(code) : null);
+    return mapped ?? (glyph ? glyphText(glyph) : code < 32 && !(embedded && symbolic) ? String.fromCharCode(code) : null);
+  };
+  const advance = new Float64Array(256);
+  for (let code = 0; code < 256; code++) {
+    const glyph = names?.[code];
     const w = widths?.[code - firstChar];
     advance[code] = w !== undefined ? w : widths ? missing : glyph ? (standard!.widths.get(glyph) ?? 0) : 0;
   }
@@ -335,7 +340,8 @@ function simpleFont(objects: PdfObjects, dict: PdfDict, name: string, toUnicode:
     bytesPerCode: 1,
     width: (code) => advance[code],
     text: (code) => {
-      const t = texts[code];
+      let t = texts[code];
+      if (t === undefined) t = texts[code] = textOf(code);
       if (t === null) throw new Unsupported(`code ${code} of ${name} has no known text`);
       return t;
     },

@@ -330,6 +330,11 @@ export class Lexer {
     const out: PdfValue[] = [];
     for (;;) {
       const v = this.next(depth + 1);
+      // Most elements (a TJ array's kerning) are numbers: no further tests for them.
+      if (typeof v === 'number') {
+        out.push(v);
+        continue;
+      }
       if (v === END_ARRAY) return out;
       if (v === undefined || v === END_DICT) throw new Unsupported('unterminated array');
       if (v instanceof Op) {
