@@ -9,6 +9,7 @@ import { multiplyMatrix } from '../geometry.ts';
 import { RunBuilder, isSpace, outsideView } from '../run-builder.ts';
 import type { RawPageText, RawRules } from '../text-types.ts';
 import { loadFont, type FastFont } from './fonts.ts';
+import { readOutline, type FastOutlineEntry } from './outline.ts';
 import { Lexer, Op, PdfObjects, PdfStream, PdfString, Ref, Unsupported, type PdfDict, type PdfValue } from './pdf-objects.ts';
 
 export interface FastTextDocument {
@@ -16,10 +17,17 @@ export interface FastTextDocument {
   pageText(pageNumber: number): RawPageText | null;
   /** Why the last page answered null (for tests and benchmarks: which pages go to PDFium and why). */
   declined: string | null;
+  /**
+   * The outline as PDFium's bookmark functions give it (outline.ts), or null when it is not
+   * plain enough to be sure of that (PDFium reads it then).
+   */
+  outline(maxEntries: number, maxDepth: number): FastOutlineEntry[] | null;
 }
 
 interface PageInfo {
   dict: PdfDict;
+  /** The page's object number; 0 for a page dictionary written inline in its parent. */
+  num: number;
   resources: PdfDict | undefined;
   viewBox: [number, number, number, number];
   rotate: 0 | 1 | 2 | 3;
@@ -37,9 +45,12 @@ const MAX_OPERATORS = 2_000_000;
 export function openFastText(bytes: Uint8Array, expectedPages: number): FastTextDocument | null {
   let objects: PdfObjects;
   let pages: PageInfo[];
+  let plainTree = false;
   try {
     objects = new PdfObjects(bytes);
-    pages = pageList(objects);
+    const tree = pageList(objects);
+    pages = tree.pages;
+    plainTree = tree.plain;
   } catch (error) {
     if (error instanceof Unsupported || error instanceof RangeError) return null;
     throw error;
@@ -48,6 +59,21 @@ export function openFastText(bytes: Uint8Array, expectedPages: number): FastText
   const fonts = new Map<PdfValue, FastFont | Unsupported>();
   return {
     declined: null,
+    outline(maxEntries, maxDepth) {
+      // PDFium finds a bookmark's page by its object number, walking the tree by /Count:
+      // only a tree whose counts and kinds of node agree with the walk here gives the same index.
+      if (!plainTree) return null;
+      const pageIndex = new Map<number, number>();
+      pages.forEach((p, i) => {
+        if (p.num > 0 && !pageIndex.has(p.num)) pageIndex.set(p.num, i);
+      });
+      try {
+        return readOutline(objects, pageIndex, maxEntries, maxDepth);
+      } catch (error) {
+        if (error instanceof Unsupported || error instanceof RangeError) return null;
+        throw error;
+      }
+    },
     pageText(pageNumber) {
       const page = pages[pageNumber - 1];
       this.declined = page ? null : 'no such page';
@@ -73,12 +99,17 @@ const numbers = (objects: PdfObjects, v: PdfValue | undefined, n: number): numbe
   return out.every((x) => typeof x === 'number' && Number.isFinite(x)) ? (out as number[]) : null;
 };
 
-/** The page tree in order, with inherited resources, boxes and rotation. */
-function pageList(objects: PdfObjects): PageInfo[] {
+/**
+ * The page tree in order, with inherited resources, boxes and rotation; `plain` when every
+ * node is a page exactly when it has no /Kids and every inner node's /Count is its number of
+ * pages (then PDFium's page index of a page object is its place here).
+ */
+function pageList(objects: PdfObjects): { pages: PageInfo[]; plain: boolean } {
   const root = objects.dict(objects.trailer.get('Root'));
   const pages: PageInfo[] = [];
   const seen = new Set<PdfDict>();
-  const walk = (node: PdfDict | undefined, inherited: { resources?: PdfDict; mediaBox?: number[]; cropBox?: number[]; rotate?: number }, depth: number) => {
+  let plain = true;
+  const walk = (node: PdfDict | undefined, num: number, inherited: { resources?: PdfDict; mediaBox?: number[]; cropBox?: number[]; rotate?: number }, depth: number) => {
     if (!node || seen.has(node) || depth > 64) throw new Unsupported('bad page tree');
     seen.add(node);
     const here = {
@@ -99,13 +130,18 @@ function pageList(objects: PdfObjects): PageInfo[] {
       if (view[0] >= view[2] || view[1] >= view[3]) view = m as [number, number, number, number];
       const turns = Math.round((here.rotate ?? 0) / 90);
       if ((here.rotate ?? 0) % 90 !== 0) throw new Unsupported('rotation not a multiple of 90');
-      pages.push({ dict: node, resources: here.resources, viewBox: view, rotate: (((turns % 4) + 4) % 4) as 0 | 1 | 2 | 3 });
+      if (node.has('Kids')) plain = false;
+      pages.push({ dict: node, num, resources: here.resources, viewBox: view, rotate: (((turns % 4) + 4) % 4) as 0 | 1 | 2 | 3 });
       return;
     }
-    for (const kid of kids ?? []) walk(objects.dict(kid), here, depth + 1);
+    const before = pages.length;
+    if (!kids) plain = false;
+    for (const kid of kids ?? []) walk(objects.dict(kid), kid instanceof Ref ? kid.num : 0, here, depth + 1);
+    if (objects.num(node, 'Count') !== pages.length - before) plain = false;
   };
-  walk(objects.dict(root?.get('Pages')), {}, 0);
-  return pages;
+  const top = root?.get('Pages');
+  walk(objects.dict(top), top instanceof Ref ? top.num : 0, {}, 0);
+  return { pages, plain };
 }
 
 /** The decoded bytes of the page's content streams, in order, with a space between. */
