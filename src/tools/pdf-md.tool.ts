@@ -396,7 +396,14 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   // The outline (bookmarks), when the document has one that names its headings: a block whose
   // text is a bookmark's title on the bookmark's page is a heading at the bookmark's depth;
   // other lines the sizes would make headings are not (a date under the title, a caption).
-  const outline = headingOutline(doc, pages, codeWanted, isToc, body);
+  // Each block's segments, cut once: the outline's matching and the rendering both walk them.
+  const segmentCache = new Map<Block, Block[]>();
+  const segmentsOf = (b: Block): Block[] => {
+    let segs = segmentCache.get(b);
+    if (!segs) segmentCache.set(b, (segs = codeWanted ? segments(b) : [b]));
+    return segs;
+  };
+  const outline = headingOutline(doc, pages, segmentsOf, isToc, body);
   const headingLevel = (seg: Block, it: { bold: boolean; note?: boolean }, page: number): number | null => {
     if (it.note || seg.lines.length > 3) return null;
     const sized = levelOf(seg.size) ?? numberedLevel(seg, it.bold);
@@ -486,7 +493,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
         continue;
       }
       // A block may hold prose and a listing (the spacing alone did not part them): split at font changes.
-      for (const seg of codeWanted ? segments(it.block) : [it.block]) {
+      for (const seg of segmentsOf(it.block)) {
         if (codeWanted && seg.lines.every(isMonoFragment)) {
           code.push(...seg.lines);
           continue;
@@ -528,7 +535,7 @@ interface HeadingOutline {
  * name the text's headings (fewer than half found on their pages: an outline of pages, of
  * slides, or of titles that differ from the text).
  */
-function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], codeWanted: boolean, isToc: (b: Block) => boolean, body: number): HeadingOutline | null {
+function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], segmentsOf: (b: Block) => Block[], isToc: (b: Block) => boolean, body: number): HeadingOutline | null {
   const entries = doc.outline().filter((e) => e.page !== null && titleKey(e.title));
   if (entries.length < 3) return null;
   const byKey = new Map<string, typeof entries>();
@@ -558,7 +565,7 @@ function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], codeWant
   pages.forEach((items, i) => {
     for (const it of items ?? []) {
       if (it.kind !== 'text' || it.note || isToc(it.block)) continue;
-      for (const seg of codeWanted ? segments(it.block) : [it.block]) {
+      for (const seg of segmentsOf(it.block)) {
         const e = find(seg, seg.lines[0].page ?? i + 1, it.bold);
         if (e && !seg.lines.every(isMonoFragment)) {
           const best = matched.get(e);
