@@ -6,9 +6,46 @@ import type { Fragment, TextRun } from './text-types.ts';
 
 export const median = (values: number[]): number => {
   if (values.length === 0) return 0;
+  if (values.length === 1) return values[0];
+  if (values.length <= 16 && !values.some(Number.isNaN)) {
+    // A stable insertion sort of a copy: the same order as Array.prototype.sort (also stable)
+    // with this comparator, without its work array; most calls sort a handful of values.
+    const s = values.slice();
+    for (let i = 1; i < s.length; i++) {
+      const v = s[i];
+      let k = i;
+      while (k > 0 && s[k - 1] - v > 0) {
+        s[k] = s[k - 1];
+        k--;
+      }
+      s[k] = v;
+    }
+    return s[Math.floor(s.length / 2)];
+  }
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 };
+
+/**
+ * items.sort((a, b) => key(a) - key(b)), in place: for a few items (and no NaN key) by a stable
+ * insertion sort, which gives the same order as the (stable) built-in sort without its work
+ * array; most sorts in the layout are of a handful of runs or fragments.
+ */
+export function sortByKey<T>(items: T[], key: (item: T) => number): T[] {
+  if (items.length < 2) return items;
+  if (items.length > 16 || items.some((item) => Number.isNaN(key(item)))) return items.sort((a, b) => key(a) - key(b));
+  for (let i = 1; i < items.length; i++) {
+    const item = items[i];
+    const k = key(item);
+    let j = i;
+    while (j > 0 && key(items[j - 1]) - k > 0) {
+      items[j] = items[j - 1];
+      j--;
+    }
+    items[j] = item;
+  }
+  return items;
+}
 
 export const dominantBy = <T>(runs: TextRun[], key: (r: TextRun) => T): T => {
   // One run (most lines, most blocks of one line): its value, without a map.
@@ -197,6 +234,8 @@ function attachScripts(lines: TextRun[][]): void {
   for (let i = lines.length - 1; i >= 0; i--) if (!lines[i].length) lines.splice(i, 1);
 }
 
+const x0Of = (r: TextRun) => r.x0;
+
 /** Groups runs into lines, and splits each line at wide gaps into fragments. */
 export function buildFragments(runs: TextRun[], gapFactor = FRAGMENT_GAP): Fragment[] {
   const sorted = [...runs].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
@@ -209,7 +248,7 @@ export function buildFragments(runs: TextRun[], gapFactor = FRAGMENT_GAP): Fragm
   attachScripts(lines);
   const fragments: Fragment[] = [];
   for (const line of lines) {
-    line.sort((a, b) => a.x0 - b.x0);
+    sortByKey(line, x0Of);
     let current: TextRun[] = [];
     // Right edge of the fragment so far, kept as runs join (a line of single-glyph runs would
     // otherwise cost a scan per run).

@@ -5,7 +5,7 @@
  * landscape pages drawn sideways and upside-down scans with a text layer, so the ordering
  * code below only ever deals with horizontal text.
  */
-import { dominantBy, median, SAME_LINE } from './fragments.ts';
+import { dominantBy, median, SAME_LINE, sortByKey } from './fragments.ts';
 import type { PdfPage } from './open-pdf.ts';
 import { readPdfiumRuns } from './pdfium-runs.ts';
 import { layoutRuns } from './text-runs.ts';
@@ -151,7 +151,7 @@ export function readingOrder<T extends Box & { text?: string }>(items: T[]): T[]
         .filter((g) => g.end - g.start >= widest * 0.9)
         .map((g) => (g.start + g.end) / 2)
         .sort((a, b) => a - b);
-      const sorted = [...set].sort((a, b) => coreTop(a) - coreTop(b));
+      const sorted = sortByKey([...set], coreTop);
       let band: T[] = [];
       let next = 0;
       for (const f of sorted) {
