@@ -4,18 +4,13 @@
  * the layout sees the same kind of runs whichever engine read the page.
  */
 import { buildFragments } from './fragments.ts';
-import { displayTransform, makeFrame } from './geometry.ts';
+import { displayTransform, frameU, frameV, makeFrame } from './geometry.ts';
 import type { PageText, RawPageText, TextRun } from './text-types.ts';
 
 const quarterOf = (dx: number, dy: number): 0 | 1 | 2 | 3 => {
   const q = Math.round(Math.atan2(dy, dx) / (Math.PI / 2));
   return (((q % 4) + 4) % 4) as 0 | 1 | 2 | 3;
 };
-
-/** makeFrame's toFrame(x, y)[0] for a frame turned `quarter` times, display size W x H. */
-const frameU = (quarter: 0 | 1 | 2 | 3, W: number, H: number, x: number, y: number): number => (quarter === 0 ? x : quarter === 1 ? y : quarter === 2 ? W - x : H - y);
-/** makeFrame's toFrame(x, y)[1]. */
-const frameV = (quarter: 0 | 1 | 2 | 3, W: number, H: number, x: number, y: number): number => (quarter === 0 ? y : quarter === 1 ? W - x : quarter === 2 ? H - y : x);
 
 /** Places the runs in the page's reading frame and groups them into fragments. */
 export function layoutRuns({ runs: raw, viewBox, rotate, rules }: RawPageText): PageText {
