@@ -155,8 +155,17 @@ function pageContent(objects: PdfObjects, page: PdfDict): Uint8Array {
     if (!(s instanceof PdfStream)) throw new Unsupported('bad content stream');
     return objects.decode(s);
   });
-  const joined = Buffer.concat(parts.flatMap((p) => [p, Buffer.from(' ')]));
-  return new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength);
+  // Each part followed by a space, in one array (no Buffer per space, no Buffer.concat).
+  let length = 0;
+  for (const p of parts) length += p.length + 1;
+  const joined = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    joined.set(p, at);
+    at += p.length;
+    joined[at++] = 0x20;
+  }
+  return joined;
 }
 
 type Matrix = [number, number, number, number, number, number];
