@@ -29,6 +29,11 @@ export interface FastOutlineEntry {
 
 /** PDFium's name tree recursion limit (kNameTreeMaxRecursion). */
 const MAX_NAME_TREE_DEPTH = 32;
+/**
+ * Name tree nodes visited for one outline before it is left to PDFium: a tree whose kids point
+ * back up would otherwise be searched exponentially often within the depth limit.
+ */
+const MAX_NAME_TREE_VISITS = 100_000;
 
 /** The dictionary behind a value (as PDFium's GetDictFor); a stream is left to PDFium. */
 const dictOf = (objects: PdfObjects, v: PdfValue | undefined): PdfDict | undefined => {
@@ -96,13 +101,20 @@ const keyText = (objects: PdfObjects, v: PdfValue | undefined): string => {
   throw new Unsupported('name tree key is not a string');
 };
 
+/** What the name tree searches of one outline share: each leaf's decoded keys, and a visit count. */
+interface NameTreeCache {
+  leaves: Map<PdfValue[], string[]>;
+  visits: number;
+}
+
 /**
  * CPDF_NameTree's SearchNameNodeByName: the value of `name`, found as PDFium finds it, or
  * undefined. A value that is null or missing (where PDFium's search would go on or stop
  * depending on which) is left to PDFium.
  */
-function searchNameTree(objects: PdfObjects, node: PdfDict, name: string, level: number, keys: Map<PdfValue[], string[]>): PdfValue | undefined {
+function searchNameTree(objects: PdfObjects, node: PdfDict, name: string, level: number, keys: NameTreeCache): PdfValue | undefined {
   if (level > MAX_NAME_TREE_DEPTH) return undefined;
+  if (++keys.visits > MAX_NAME_TREE_VISITS) throw new Unsupported('name tree too large or looping');
   const limits = objects.array(node.get('Limits'));
   const names = objects.array(node.get('Names'));
   if (limits) {
@@ -115,11 +127,11 @@ function searchNameTree(objects: PdfObjects, node: PdfDict, name: string, level:
   }
   if (names) {
     // A leaf's keys, decoded once per outline (every bookmark searches the same leaves).
-    let decoded = keys.get(names);
+    let decoded = keys.leaves.get(names);
     if (!decoded) {
       decoded = [];
       for (let i = 0; i + 1 < names.length; i += 2) decoded.push(keyText(objects, names[i]));
-      keys.set(names, decoded);
+      keys.leaves.set(names, decoded);
     }
     for (let i = 0; i + 1 < names.length; i += 2) {
       const key = decoded[i / 2];
@@ -150,7 +162,7 @@ function namedDest(objects: PdfObjects, v: PdfValue | undefined): PdfValue[] | n
 }
 
 /** CPDF_Dest::Create: the destination array of a /Dest or /D value, or null. */
-function destArray(objects: PdfObjects, catalog: PdfDict | undefined, value: PdfValue | undefined, keys: Map<PdfValue[], string[]>): PdfValue[] | null {
+function destArray(objects: PdfObjects, catalog: PdfDict | undefined, value: PdfValue | undefined, keys: NameTreeCache): PdfValue[] | null {
   const v = objects.resolve(value);
   if (v === undefined || v === null) return null;
   if (typeof v === 'string' || v instanceof PdfString) {
@@ -197,7 +209,7 @@ export function readOutline(objects: PdfObjects, pageIndex: Map<number, number>,
   const catalog = dictOf(objects, objects.trailer.get('Root'));
   const out: FastOutlineEntry[] = [];
   const seen = new Set<PdfDict>();
-  const keys = new Map<PdfValue[], string[]>();
+  const keys: NameTreeCache = { leaves: new Map(), visits: 0 };
   const walk = (parent: PdfDict | undefined, depth: number) => {
     if (depth > maxDepth) return;
     for (let b = dictOf(objects, parent?.get('First')); b && !seen.has(b) && out.length < maxEntries; b = dictOf(objects, b.get('Next'))) {
