@@ -104,6 +104,8 @@ const keyText = (objects: PdfObjects, v: PdfValue | undefined): string => {
 /** What the name tree searches of one outline share: each leaf's decoded keys, and a visit count. */
 interface NameTreeCache {
   leaves: Map<PdfValue[], string[]>;
+  /** Each /Limits array's two keys, sanitised (in order). */
+  limits: Map<PdfValue[], [string, string]>;
   visits: number;
 }
 
@@ -119,9 +121,14 @@ function searchNameTree(objects: PdfObjects, node: PdfDict, name: string, level:
   const names = objects.array(node.get('Names'));
   if (limits) {
     // GetNodeLimitsAndSanitize: the two limits, swapped when out of order.
-    let left = limits.length > 0 ? keyText(objects, limits[0]) : '';
-    let right = limits.length > 1 ? keyText(objects, limits[1]) : '';
-    if (left > right) [left, right] = [right, left];
+    let bounds = keys.limits.get(limits);
+    if (!bounds) {
+      const left = limits.length > 0 ? keyText(objects, limits[0]) : '';
+      const right = limits.length > 1 ? keyText(objects, limits[1]) : '';
+      bounds = left > right ? [right, left] : [left, right];
+      keys.limits.set(limits, bounds);
+    }
+    const [left, right] = bounds;
     if (name < left) return undefined;
     if (name > right && names) return undefined;
   }
@@ -209,7 +216,7 @@ export function readOutline(objects: PdfObjects, pageIndex: Map<number, number>,
   const catalog = dictOf(objects, objects.trailer.get('Root'));
   const out: FastOutlineEntry[] = [];
   const seen = new Set<PdfDict>();
-  const keys: NameTreeCache = { leaves: new Map(), visits: 0 };
+  const keys: NameTreeCache = { leaves: new Map(), limits: new Map(), visits: 0 };
   const walk = (parent: PdfDict | undefined, depth: number) => {
     if (depth > maxDepth) return;
     for (let b = dictOf(objects, parent?.get('First')); b && !seen.has(b) && out.length < maxEntries; b = dictOf(objects, b.get('Next'))) {
