@@ -101,12 +101,54 @@ const keyText = (objects: PdfObjects, v: PdfValue | undefined): string => {
   throw new Unsupported('name tree key is not a string');
 };
 
-/** What the name tree searches of one outline share: each leaf's decoded keys, and a visit count. */
+/** A name tree node as the search reads it: its /Limits, /Names and /Kids, decoded once. */
+interface NameNode {
+  /** The two limits, sanitised (swapped when out of order); null without /Limits. */
+  limits: [string, string] | null;
+  /** A leaf's decoded keys and its /Names array (values at odd places); null for an inner node. */
+  keys: string[] | null;
+  names: PdfValue[] | null;
+  /** An inner node's kids that are dictionaries (others are skipped, as PDFium skips them). */
+  kids: PdfDict[] | null;
+}
+
+/** What the name tree searches of one outline share: the nodes read so far, and a visit count. */
 interface NameTreeCache {
-  leaves: Map<PdfValue[], string[]>;
-  /** Each /Limits array's two keys, sanitised (in order). */
-  limits: Map<PdfValue[], [string, string]>;
+  nodes: Map<PdfDict, NameNode>;
   visits: number;
+}
+
+function nameNode(objects: PdfObjects, node: PdfDict, cache: NameTreeCache): NameNode {
+  let n = cache.nodes.get(node);
+  if (n) return n;
+  const limits = objects.array(node.get('Limits'));
+  const names = objects.array(node.get('Names')) ?? null;
+  let bounds: [string, string] | null = null;
+  if (limits) {
+    // GetNodeLimitsAndSanitize: the two limits, swapped when out of order.
+    const left = limits.length > 0 ? keyText(objects, limits[0]) : '';
+    const right = limits.length > 1 ? keyText(objects, limits[1]) : '';
+    bounds = left > right ? [right, left] : [left, right];
+  }
+  let keys: string[] | null = null;
+  if (names) {
+    keys = [];
+    for (let i = 0; i + 1 < names.length; i += 2) keys.push(keyText(objects, names[i]));
+  }
+  let kids: PdfDict[] | null = null;
+  if (!names) {
+    const list = objects.array(node.get('Kids'));
+    if (list) {
+      kids = [];
+      for (const kid of list) {
+        const k = dictOf(objects, kid);
+        if (k) kids.push(k);
+      }
+    }
+  }
+  n = { limits: bounds, keys, names, kids };
+  cache.nodes.set(node, n);
+  return n;
 }
 
 /**
@@ -114,48 +156,28 @@ interface NameTreeCache {
  * undefined. A value that is null or missing (where PDFium's search would go on or stop
  * depending on which) is left to PDFium.
  */
-function searchNameTree(objects: PdfObjects, node: PdfDict, name: string, level: number, keys: NameTreeCache): PdfValue | undefined {
+function searchNameTree(objects: PdfObjects, node: PdfDict, name: string, level: number, cache: NameTreeCache): PdfValue | undefined {
   if (level > MAX_NAME_TREE_DEPTH) return undefined;
-  if (++keys.visits > MAX_NAME_TREE_VISITS) throw new Unsupported('name tree too large or looping');
-  const limits = objects.array(node.get('Limits'));
-  const names = objects.array(node.get('Names'));
-  if (limits) {
-    // GetNodeLimitsAndSanitize: the two limits, swapped when out of order.
-    let bounds = keys.limits.get(limits);
-    if (!bounds) {
-      const left = limits.length > 0 ? keyText(objects, limits[0]) : '';
-      const right = limits.length > 1 ? keyText(objects, limits[1]) : '';
-      bounds = left > right ? [right, left] : [left, right];
-      keys.limits.set(limits, bounds);
-    }
-    const [left, right] = bounds;
-    if (name < left) return undefined;
-    if (name > right && names) return undefined;
+  if (++cache.visits > MAX_NAME_TREE_VISITS) throw new Unsupported('name tree too large or looping');
+  const n = nameNode(objects, node, cache);
+  if (n.limits) {
+    if (name < n.limits[0]) return undefined;
+    if (name > n.limits[1] && n.names) return undefined;
   }
-  if (names) {
-    // A leaf's keys, decoded once per outline (every bookmark searches the same leaves).
-    let decoded = keys.leaves.get(names);
-    if (!decoded) {
-      decoded = [];
-      for (let i = 0; i + 1 < names.length; i += 2) decoded.push(keyText(objects, names[i]));
-      keys.leaves.set(names, decoded);
-    }
-    for (let i = 0; i + 1 < names.length; i += 2) {
-      const key = decoded[i / 2];
+  if (n.keys && n.names) {
+    for (let i = 0; i < n.keys.length; i++) {
+      const key = n.keys[i];
       if (key > name) break;
       if (key < name) continue;
-      const value = objects.resolve(names[i + 1]);
+      const value = objects.resolve(n.names[2 * i + 1]);
       if (value === null || value === undefined) throw new Unsupported('named destination without a value');
       return value;
     }
     return undefined;
   }
-  const kids = objects.array(node.get('Kids'));
-  if (!kids) return undefined;
-  for (const kid of kids) {
-    const k = dictOf(objects, kid);
-    if (!k) continue;
-    const found = searchNameTree(objects, k, name, level + 1, keys);
+  if (!n.kids) return undefined;
+  for (const kid of n.kids) {
+    const found = searchNameTree(objects, kid, name, level + 1, cache);
     if (found !== undefined) return found;
   }
   return undefined;
@@ -216,7 +238,7 @@ export function readOutline(objects: PdfObjects, pageIndex: Map<number, number>,
   const catalog = dictOf(objects, objects.trailer.get('Root'));
   const out: FastOutlineEntry[] = [];
   const seen = new Set<PdfDict>();
-  const keys: NameTreeCache = { leaves: new Map(), limits: new Map(), visits: 0 };
+  const keys: NameTreeCache = { nodes: new Map(), visits: 0 };
   const walk = (parent: PdfDict | undefined, depth: number) => {
     if (depth > maxDepth) return;
     for (let b = dictOf(objects, parent?.get('First')); b && !seen.has(b) && out.length < maxEntries; b = dictOf(objects, b.get('Next'))) {
