@@ -14,7 +14,8 @@
  * all of them alike; the load average is printed with the figures: timings on a shared machine
  * are noisy. Converters:
  * - pdf-md: this checkout's src/ (and, with `--before <git revision>`, that revision's src/
- *   beside it, from `git archive` into a temporary directory sharing node_modules);
+ *   beside it, from `git archive` into a temporary directory sharing node_modules, with its
+ *   own tool pool for documents side by side);
  * - pdftotext and pdftotext -layout (poppler-utils; installed with apt-get when missing and root);
  * - @llamaindex/liteparse (Apache-2.0; Markdown output, OCR off): not a dependency of this
  *   project. With `--liteparse` the bench installs LITEPARSE_VERSION on demand (`npm install
@@ -121,7 +122,7 @@ const median = (xs: number[]): number => {
  * outputs are the ones scored; it also warms the JIT and loads PDFium), then `rounds` timed
  * rounds in which the converters take turns, their order rotating each round, so that a
  * change in the machine's load falls on all of them alike; then the same for `cores`
- * documents at once. The medians of the rounds are reported.
+ * documents at once (after an untimed pass of that too). The medians of the rounds are reported.
  */
 async function measureAll(converters: Converter[], pages: number): Promise<Result[]> {
   const outputs = converters.map(() => new Map<string, string>());
@@ -140,6 +141,16 @@ async function measureAll(converters: Converter[], pages: number): Promise<Resul
     }
   }
   if (parallel) {
+    // An untimed pass first here too, as for one document at a time: each pool worker compiles
+    // its own code, and the workers had seen only the first documents so far.
+    for (const c of converters) {
+      const many = c.convertMany;
+      if (!many) continue;
+      const queue = [...docs];
+      await Promise.all(Array.from({ length: cores }, async () => {
+        for (let d = queue.shift(); d; d = queue.shift()) await many(d);
+      }));
+    }
     for (let r = 0; r < rounds; r++) {
       for (const i of turn(r)) {
         const many = converters[i].convertMany;
@@ -186,9 +197,12 @@ function cpuSeconds(): number {
   return (u.user + u.system) / 1e6 + children;
 }
 
-/** pdf-md through a tool pool of `cores` workers: the paid path's engine, documents side by side. */
-function pdfMdPool(): { convert: Convert; close: () => Promise<void> } {
-  const pool = createToolPool({ workers: cores, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0 });
+/**
+ * pdf-md through a tool pool of `cores` workers: the paid path's engine, documents side by side.
+ * `create` is createToolPool of this tree or of the --before tree (whose workers run its code).
+ */
+function pdfMdPool(create: typeof createToolPool = createToolPool): { convert: Convert; close: () => Promise<void> } {
+  const pool = create({ workers: cores, jobTimeoutMs: 600_000, jobMemoryMb: 2048, log: silentLogger, inspectWorkers: 0 });
   return { convert: async (d) => (await pool.run('pdf-md', new Uint8Array(d.pdf))).markdown, close: () => pool.close() };
 }
 
@@ -218,7 +232,17 @@ async function main() {
   // Warm the pool's workers (each loads PDFium once) outside the timed rounds.
   if (pool) await Promise.all(docs.slice(0, cores).map((d) => pool.convert(d)));
   converters.push({ name: 'pdf-md (this tree)', convert: await pdfMdFrom(ROOT), convertMany: pool?.convert });
-  if (beforeRev) converters.push({ name: `pdf-md (${beforeRev})`, convert: await pdfMdFrom(beforeTree(beforeRev)) });
+  let beforePool: ReturnType<typeof pdfMdPool> | null = null;
+  if (beforeRev) {
+    const tree = beforeTree(beforeRev);
+    if (parallel) {
+      // The revision's own pool, so its row has a figure for documents side by side too.
+      const { createToolPool: createBefore } = (await import(pathToFileURL(path.join(tree, 'src/tools/tool-pool.ts')).href)) as typeof import('../src/tools/tool-pool.ts');
+      beforePool = pdfMdPool(createBefore);
+      await Promise.all(docs.slice(0, cores).map((d) => beforePool!.convert(d)));
+    }
+    converters.push({ name: `pdf-md (${beforeRev})`, convert: await pdfMdFrom(tree), convertMany: beforePool?.convert });
+  }
   if (havePoppler) {
     const ptt: Convert = async (d) => (await run('pdftotext', ['-enc', 'UTF-8', d.file, '-'], { maxBuffer: 1 << 28 })).stdout;
     const pttLayout: Convert = async (d) => (await run('pdftotext', ['-layout', '-enc', 'UTF-8', d.file, '-'], { maxBuffer: 1 << 28 })).stdout;
@@ -234,6 +258,7 @@ async function main() {
   } else console.log('liteparse: skipped (--liteparse installs it into ~/.cache/paycall/liteparse, or set LITEPARSE_DIR)\n');
   const results = await measureAll(converters, pages);
   await pool?.close();
+  await beforePool?.close();
 
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
   const table = (title: string, pick: (r: Result) => QualityReport, speed: boolean) => {
@@ -255,6 +280,11 @@ async function main() {
     console.log(`pdf-md / pdftotext pages per second, one document at a time: ${(ours.pagesPerSecond / ptt.pagesPerSecond).toFixed(2)}x`);
     console.log(`pdf-md / pdftotext pages per CPU-second, one document at a time: ${(ours.pagesPerCpuSecond / ptt.pagesPerCpuSecond).toFixed(2)}x`);
     if (ours.parallelPagesPerSecond && ptt.parallelPagesPerSecond) console.log(`pdf-md / pdftotext pages per second, ${cores} documents at once: ${(ours.parallelPagesPerSecond / ptt.parallelPagesPerSecond).toFixed(2)}x`);
+  }
+  const before = beforeRev ? results[1] : null;
+  if (before) {
+    const ratio = (a: number | null, b: number | null) => (a && b ? `${(a / b).toFixed(2)}x` : '-');
+    console.log(`this tree / ${beforeRev}: ${ratio(ours.pagesPerSecond, before.pagesPerSecond)} pages/s one document at a time, ${ratio(ours.pagesPerCpuSecond, before.pagesPerCpuSecond)} per CPU-second, ${ratio(ours.parallelPagesPerSecond, before.parallelPagesPerSecond)} with ${cores} documents at once`);
   }
   console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   if (showFailures) for (const f of [...ours.report.failures, ...ours.holdout.failures]) console.log('FAIL', JSON.stringify(f));

@@ -140,6 +140,8 @@ const escapeText = (s: string) => s.replace(/^(#{1,6}\s|>|\d+[.)]\s|[-*+]\s)/, '
 
 /** Whether a fragment is set (80% or more of its characters) in a monospaced font. */
 export const isMonoFragment = (f: Fragment): boolean => {
+  // One run (most fragments): the loop below reduced to it.
+  if (f.runs.length === 1) return f.runs[0].text.length > 0 && isMonoFont(f.runs[0].fontId);
   let mono = 0;
   let all = 0;
   for (const r of f.runs) {
@@ -200,59 +202,70 @@ const endsSentence = (text: string): boolean => {
   return !!last && CLOSING.includes(last) && text.length >= 2 && SENTENCE_END.includes(text.charAt(text.length - 2));
 };
 
-interface ListState {
+/**
+ * What blockToParts keeps while it walks a block's lines. Its steps are module-level functions
+ * over it, not closures: under tsx a named closure costs a defineProperty each time it is made,
+ * and this runs for every block.
+ */
+interface BlockState {
+  out: Part[];
+  para: string[];
+  item: { indent: number; marker: string; text: string[] } | null;
+  /** x-positions of the list markers seen, sorted: a marker's index is its nesting level. */
   markerX: number[];
+  bold: boolean;
+  vocab: Vocabulary;
+}
+
+function flushPara(st: BlockState): void {
+  if (st.para.length) {
+    const text = joinLines(st.para, st.vocab);
+    st.out.push(st.bold && text.length <= 120 ? { md: `**${text}**`, kind: 'other' } : { md: escapeText(text), kind: 'para' });
+  }
+  st.para = [];
+}
+
+function flushItem(st: BlockState): void {
+  const item = st.item;
+  if (item) st.out.push({ md: `${'  '.repeat(item.indent)}${item.marker} ${joinLines(item.text, st.vocab)}`, kind: 'list' });
+  st.item = null;
+}
+
+function markerLevel(st: BlockState, x: number): number {
+  let level = st.markerX.findIndex((mx) => Math.abs(mx - x) < 4);
+  if (level < 0) {
+    st.markerX.push(x);
+    st.markerX.sort((a, b) => a - b);
+    level = st.markerX.indexOf(x);
+  }
+  return level;
 }
 
 /** Renders one text block: a heading, a list run, or a paragraph. */
 function blockToParts(block: Block, headingLevel: number | null, bold: boolean, vocab: Vocabulary): Part[] {
-  const texts = block.lines.map((l) => l.text);
-  if (headingLevel) return [{ md: `${'#'.repeat(headingLevel)} ${joinLines(texts, vocab)}`, kind: 'heading' }];
-  const out: Part[] = [];
-  let para: string[] = [];
-  let item: { indent: number; marker: string; text: string[] } | null = null;
-  const list: ListState = { markerX: [] };
-  const flushPara = () => {
-    if (para.length) {
-      const text = joinLines(para, vocab);
-      out.push(bold && text.length <= 120 ? { md: `**${text}**`, kind: 'other' } : { md: escapeText(text), kind: 'para' });
-    }
-    para = [];
-  };
-  const flushItem = () => {
-    if (item) out.push({ md: `${'  '.repeat(item.indent)}${item.marker} ${joinLines(item.text, vocab)}`, kind: 'list' });
-    item = null;
-  };
-  const levelOf = (x: number) => {
-    let level = list.markerX.findIndex((mx) => Math.abs(mx - x) < 4);
-    if (level < 0) {
-      list.markerX.push(x);
-      list.markerX.sort((a, b) => a - b);
-      level = list.markerX.indexOf(x);
-    }
-    return level;
-  };
+  if (headingLevel) return [{ md: `${'#'.repeat(headingLevel)} ${joinLines(block.lines.map((l) => l.text), vocab)}`, kind: 'heading' }];
+  const st: BlockState = { out: [], para: [], item: null, markerX: [], bold, vocab };
   for (const line of block.lines) {
     const bullet = BULLET.exec(line.text);
     const numbered = bullet ? null : NUMBERED.exec(line.text);
     if (bullet || numbered) {
-      flushPara();
-      flushItem();
+      flushPara(st);
+      flushItem(st);
       const text = bullet ? bullet[2] : numbered![3];
       const marker = bullet ? '-' : /^\d+$/.test(numbered![1]) ? `${numbered![1]}.` : '-';
-      item = { indent: levelOf(line.x0), marker, text: [text] };
-    } else if (item && line.x0 > (list.markerX[item.indent] ?? line.x0) + 3) {
+      st.item = { indent: markerLevel(st, line.x0), marker, text: [text] };
+    } else if (st.item && line.x0 > (st.markerX[st.item.indent] ?? line.x0) + 3) {
       // Indented past the marker: the item's text wraps onto this line.
-      item.text.push(line.text);
+      st.item.text.push(line.text);
     } else {
-      flushItem();
-      list.markerX = [];
-      para.push(line.text);
+      flushItem(st);
+      st.markerX = [];
+      st.para.push(line.text);
     }
   }
-  flushItem();
-  flushPara();
-  return out;
+  flushItem(st);
+  flushPara(st);
+  return st.out;
 }
 
 /** Table-of-contents lines as list items, nested by their indentation. */
@@ -270,11 +283,15 @@ function tocToParts(lines: Fragment[], vocab: Vocabulary): Part[] {
 export function segments(block: Block): Block[] {
   const out: Fragment[][] = [];
   let cur: Fragment[] = [];
+  // Whether cur[0] is monospaced, tested once per segment rather than again for every line.
+  let curMono = false;
   for (const l of block.lines) {
-    if (cur.length && isMonoFragment(l) !== isMonoFragment(cur[0])) {
+    const mono = isMonoFragment(l);
+    if (cur.length && mono !== curMono) {
       out.push(cur);
       cur = [];
     }
+    if (!cur.length) curMono = mono;
     cur.push(l);
   }
   if (cur.length) out.push(cur);
@@ -393,7 +410,14 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   // The outline (bookmarks), when the document has one that names its headings: a block whose
   // text is a bookmark's title on the bookmark's page is a heading at the bookmark's depth;
   // other lines the sizes would make headings are not (a date under the title, a caption).
-  const outline = headingOutline(doc, pages, codeWanted, isToc, body);
+  // Each block's segments, cut once: the outline's matching and the rendering both walk them.
+  const segmentCache = new Map<Block, Block[]>();
+  const segmentsOf = (b: Block): Block[] => {
+    let segs = segmentCache.get(b);
+    if (!segs) segmentCache.set(b, (segs = codeWanted ? segments(b) : [b]));
+    return segs;
+  };
+  const outline = headingOutline(doc, pages, segmentsOf, isToc, body);
   const headingLevel = (seg: Block, it: { bold: boolean; note?: boolean }, page: number): number | null => {
     if (it.note || seg.lines.length > 3) return null;
     const sized = levelOf(seg.size) ?? numberedLevel(seg, it.bold);
@@ -494,7 +518,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
         continue;
       }
       // A block may hold prose and a listing (the spacing alone did not part them): split at font changes.
-      for (const seg of codeWanted ? segments(it.block) : [it.block]) {
+      for (const seg of segmentsOf(it.block)) {
         if (codeWanted && seg.lines.every(isMonoFragment)) {
           code.push(...seg.lines);
           continue;
@@ -536,7 +560,7 @@ interface HeadingOutline {
  * name the text's headings (fewer than half found on their pages: an outline of pages, of
  * slides, or of titles that differ from the text).
  */
-function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], codeWanted: boolean, isToc: (b: Block) => boolean, body: number): HeadingOutline | null {
+function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], segmentsOf: (b: Block) => Block[], isToc: (b: Block) => boolean, body: number): HeadingOutline | null {
   const entries = doc.outline().filter((e) => e.page !== null && titleKey(e.title));
   if (entries.length < 3) return null;
   const byKey = new Map<string, typeof entries>();
@@ -566,7 +590,7 @@ function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], codeWant
   pages.forEach((items, i) => {
     for (const it of items ?? []) {
       if (it.kind !== 'text' || it.note || isToc(it.block)) continue;
-      for (const seg of codeWanted ? segments(it.block) : [it.block]) {
+      for (const seg of segmentsOf(it.block)) {
         const e = find(seg, seg.lines[0].page ?? i + 1, it.bold);
         if (e && !seg.lines.every(isMonoFragment)) {
           const best = matched.get(e);

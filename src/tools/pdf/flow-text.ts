@@ -28,6 +28,24 @@ const WEAK_PREFIXES = new Set(['co', 'ex', 'x', 'e', 'end', 'run', 'sub', 'pre',
 const EDGE_PUNCTUATION = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
 const isAsciiAlnum = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 
+/** Whether the code unit is whitespace to a regular expression's \s. */
+const isJsSpace = (c: number): boolean =>
+  c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+
+/** Whether s has no whitespace but single spaces between other characters (so split(/\s+/) is split(' ')). */
+function singleSpaced(s: string): boolean {
+  let afterSpace = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32) {
+      if (afterSpace) return false;
+      afterSpace = true;
+    } else if (c < 0x21 || c >= 0xa0 ? isJsSpace(c) : false) return false;
+    else afterSpace = false;
+  }
+  return !afterSpace;
+}
+
 export class Vocabulary {
   /**
    * The document's words, each true when it was seen other than first on a line ("inner"): a
@@ -38,10 +56,29 @@ export class Vocabulary {
   private compounds = new Set<string>();
   /** First parts of the compounds ("micro" of "micro-cavity"). */
   private heads = new Set<string>();
+  /**
+   * Lines added but not yet split into words: they are read on the first question, since
+   * many documents never ask one (no word broken at a line end), and splitting every line
+   * of a document was 5 % of pdf-md.
+   */
+  private pending: string[] = [];
 
   /** Words of one printed line; its last word is left out when it ends with a hyphen (a fragment). */
   addLine(line: string): void {
-    const tokens = line.split(/\s+/);
+    this.pending.push(line);
+  }
+
+  /** Reads the lines added since the last question, in order. */
+  private read(): void {
+    if (!this.pending.length) return;
+    const lines = this.pending;
+    this.pending = [];
+    for (const line of lines) this.readLine(line);
+  }
+
+  private readLine(line: string): void {
+    // A fragment's text is already single-spaced: split(' ') gives the same tokens, cheaper.
+    const tokens = singleSpaced(line) ? line.split(' ') : line.split(/\s+/);
     for (let i = 0; i < tokens.length; i++) {
       const token = tokens[i];
       // Most tokens start and end with an ASCII letter or digit: nothing to strip.
@@ -61,6 +98,7 @@ export class Vocabulary {
 
   /** Whether "head-" at a line end and "tail" at the next line's start make one word. */
   joinsHyphen(head: string, tail: string): boolean {
+    this.read();
     const h = head.toLowerCase();
     const t = tail.toLowerCase();
     // A compound already ("state-of-") continues as one.
@@ -76,6 +114,7 @@ export class Vocabulary {
 
   /** Whether the document writes this word (any case) somewhere. */
   has(word: string): boolean {
+    this.read();
     return this.words.has(word.toLowerCase());
   }
 }

@@ -6,13 +6,69 @@ import type { Fragment, TextRun } from './text-types.ts';
 
 export const median = (values: number[]): number => {
   if (values.length === 0) return 0;
+  if (values.length === 1) return values[0];
+  if (values.length <= 16 && !values.some(Number.isNaN)) {
+    // A stable insertion sort of a copy: the same order as Array.prototype.sort (also stable)
+    // with this comparator, without its work array; most calls sort a handful of values.
+    const s = values.slice();
+    for (let i = 1; i < s.length; i++) {
+      const v = s[i];
+      let k = i;
+      while (k > 0 && s[k - 1] - v > 0) {
+        s[k] = s[k - 1];
+        k--;
+      }
+      s[k] = v;
+    }
+    return s[Math.floor(s.length / 2)];
+  }
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 };
 
+/**
+ * items.sort((a, b) => key(a) - key(b)), in place: for a few items (and no NaN key) by a stable
+ * insertion sort, which gives the same order as the (stable) built-in sort without its work
+ * array; most sorts in the layout are of a handful of runs or fragments.
+ */
+export function sortByKey<T>(items: T[], key: (item: T) => number): T[] {
+  if (items.length < 2) return items;
+  if (items.length > 16 || items.some((item) => Number.isNaN(key(item)))) return items.sort((a, b) => key(a) - key(b));
+  for (let i = 1; i < items.length; i++) {
+    const item = items[i];
+    const k = key(item);
+    let j = i;
+    while (j > 0 && key(items[j - 1]) - k > 0) {
+      items[j] = items[j - 1];
+      j--;
+    }
+    items[j] = item;
+  }
+  return items;
+}
+
 export const dominantBy = <T>(runs: TextRun[], key: (r: TextRun) => T): T => {
   // One run (most lines, most blocks of one line): its value, without a map.
   if (runs.length === 1) return key(runs[0]);
+  if (runs.length <= 16) {
+    // Few runs (most lines of several): the same count in two small arrays, no Map. Keys
+    // compare as a Map's do (SameValueZero); the first key to reach the largest count wins.
+    const keys: T[] = [];
+    const chars: number[] = [];
+    for (const r of runs) {
+      const k = key(r);
+      let i = 0;
+      while (i < keys.length && !(keys[i] === k || (keys[i] !== keys[i] && k !== k))) i++;
+      if (i === keys.length) {
+        // A Map keeps -0 as +0.
+        keys.push(Object.is(k, -0) ? (0 as T) : k);
+        chars.push(r.text.length);
+      } else chars[i] += r.text.length;
+    }
+    let best = 0;
+    for (let i = 1; i < keys.length; i++) if (chars[i] > chars[best]) best = i;
+    return keys[best];
+  }
   const counts = new Map<T, number>();
   for (const r of runs) {
     const k = key(r);
@@ -29,22 +85,54 @@ export const dominantBy = <T>(runs: TextRun[], key: (r: TextRun) => T): T => {
   return best;
 };
 
+/** Whether the code unit is whitespace to JavaScript (\s, and what trim() removes). */
+const isJsSpace = (c: number): boolean =>
+  c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+
+/**
+ * s.replace(/\s+/g, ' ').trim(), without the two new strings when s has nothing to change (most
+ * runs: single spaces between words, none at the ends).
+ */
+export function collapseSpaces(s: string): string {
+  // Starts as if after a space, so a leading space takes the slow path too.
+  let afterSpace = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32) {
+      if (afterSpace) return s.replace(/\s+/g, ' ').trim();
+      afterSpace = true;
+    } else if (c < 0x21 || c >= 0xa0 ? isJsSpace(c) : false) return s.replace(/\s+/g, ' ').trim();
+    else afterSpace = false;
+  }
+  return afterSpace && s.length ? s.replace(/\s+/g, ' ').trim() : s;
+}
+
+/**
+ * A run off its line: smaller than the line's largest size, or off its baseline. (At module
+ * level: a named closure inside a function costs a defineProperty per creation under tsx.)
+ */
+const isScript = (r: TextRun, maxSize: number, baseline: number) => r.size < SCRIPT_SIZE * maxSize || Math.abs(r.baseline - baseline) > 0.15 * maxSize;
+/** A mark set well off the line (an accent, a footnote number), not a glyph a font draws a little high. */
+const isMark = (r: TextRun, maxSize: number, baseline: number) => r.size < SCRIPT_SIZE * maxSize || Math.abs(r.baseline - baseline) > 0.3 * maxSize;
+
 export function makeFragment(runs: TextRun[]): Fragment {
   // Most fragments are one run (a line set in one text object): the general case below
   // reduced to it, without its arrays and maps.
   if (runs.length === 1) {
     const r = runs[0];
     const size = Math.round((Math.round(r.size * 10) / 10) * 10) / 10;
-    return { runs, text: r.text.replace(/\s+/g, ' ').trim(), x0: r.x0, x1: r.x1, baseline: r.baseline, top: r.top, bottom: r.bottom, size, fontId: r.fontId };
+    return { runs, text: collapseSpaces(r.text), x0: r.x0, x1: r.x1, baseline: r.baseline, top: r.top, bottom: r.bottom, size, fontId: r.fontId };
   }
   let text = '';
   let prev: TextRun | null = null;
   let maxSize = 0;
   for (const r of runs) if (r.size > maxSize) maxSize = r.size;
-  const baseline = median(runs.filter((r) => r.size >= SCRIPT_SIZE * maxSize).map((r) => r.baseline));
-  const isScript = (r: TextRun) => r.size < SCRIPT_SIZE * maxSize || Math.abs(r.baseline - baseline) > 0.15 * maxSize;
-  // A mark set well off the line (an accent, a footnote number), not a glyph a font draws a little high.
-  const isMark = (r: TextRun) => r.size < SCRIPT_SIZE * maxSize || Math.abs(r.baseline - baseline) > 0.3 * maxSize;
+  const baselines: number[] = [];
+  for (const r of runs) if (r.size >= SCRIPT_SIZE * maxSize) baselines.push(r.baseline);
+  const baseline = median(baselines);
+  // The last code unit of `text` (-1 while empty): /\s$/ on the text as it grows would flatten
+  // the concatenated string at every run.
+  let lastCode = -1;
   // The last run on the line's own baseline: after a script, the word space is measured from it.
   let lastNormal: TextRun | null = null;
   for (const r of runs) {
@@ -54,24 +142,40 @@ export function makeFragment(runs: TextRun[]): Fragment {
       // A raised mark that opens a line is a footnote's number: a word of its own ("4 WGM occur").
       const leadingMark = prev === runs[0] && prev.size < SCRIPT_SIZE * r.size && prev.baseline < r.baseline - 0.2 * r.size && gap > -0.05 * r.size;
       // After a script not kerned into the next letter, the gap from the text before it counts.
-      const afterScript = lastNormal !== null && prev !== lastNormal && isMark(prev) && !isScript(r) && gap >= 0 && r.x0 - lastNormal.x1 > space;
-      const needsSpace = (leadingMark || afterScript || gap > space) && !/\s$/.test(text) && !/^\s/.test(r.text);
-      if (needsSpace) text += ' ';
+      const afterScript = lastNormal !== null && prev !== lastNormal && isMark(prev, maxSize, baseline) && !isScript(r, maxSize, baseline) && gap >= 0 && r.x0 - lastNormal.x1 > space;
+      const needsSpace = (leadingMark || afterScript || gap > space) && !isJsSpace(lastCode) && !isJsSpace(r.text.charCodeAt(0));
+      if (needsSpace) {
+        text += ' ';
+        lastCode = 32;
+      }
     }
     text += r.text;
+    if (r.text.length) lastCode = r.text.charCodeAt(r.text.length - 1);
     prev = r;
-    if (!isScript(r)) lastNormal = r;
+    if (!isScript(r, maxSize, baseline)) lastNormal = r;
+  }
+  // The box (Math.min and Math.max taken pairwise are the same as over all the values at once).
+  let x0 = runs[0].x0;
+  let x1 = runs[0].x1;
+  let top = runs[0].top;
+  let bottom = runs[0].bottom;
+  for (let i = 1; i < runs.length; i++) {
+    const r = runs[i];
+    x0 = Math.min(x0, r.x0);
+    x1 = Math.max(x1, r.x1);
+    top = Math.min(top, r.top);
+    bottom = Math.max(bottom, r.bottom);
   }
   return {
     runs,
-    text: text.replace(/\s+/g, ' ').trim(),
-    x0: Math.min(...runs.map((r) => r.x0)),
-    x1: Math.max(...runs.map((r) => r.x1)),
+    text: collapseSpaces(text),
+    x0,
+    x1,
     // The baseline of the line's own text: a raised footnote mark or a lowered index (attached
     // by attachScripts) does not move it.
     baseline,
-    top: Math.min(...runs.map((r) => r.top)),
-    bottom: Math.max(...runs.map((r) => r.bottom)),
+    top,
+    bottom,
     size: Math.round(dominantBy(runs, (r) => Math.round(r.size * 10) / 10) * 10) / 10,
     fontId: dominantBy(runs, (r) => r.fontId),
   };
@@ -85,6 +189,9 @@ const FRAGMENT_GAP = 1.2;
 /** A run this much smaller than a line's text, raised or lowered against it, may be its script. */
 const SCRIPT_SIZE = 0.85;
 
+/** Whether run r reaches within 0.3 font sizes of a run of the line at least `size` large. */
+const touches = (r: TextRun, line: TextRun[], size: number) => line.some((q) => q.size >= size && r.x0 <= q.x1 + 0.3 * q.size && r.x1 >= q.x0 - 0.3 * q.size);
+
 /**
  * Superscripts and subscripts (footnote marks, the raised A of the LaTeX logo, indices) sit
  * too far off their line's baseline to share it, so they would become a line of their own
@@ -95,8 +202,6 @@ const SCRIPT_SIZE = 0.85;
  */
 function attachScripts(lines: TextRun[][]): void {
   if (lines.length < 2) return;
-  const touches = (r: TextRun, line: TextRun[], size: number) =>
-    line.some((q) => q.size >= size && r.x0 <= q.x1 + 0.3 * q.size && r.x1 >= q.x0 - 0.3 * q.size);
   const sizes = lines.map((line) => line.reduce((m, q) => Math.max(m, q.size), 0));
   const attached = new Set<TextRun>();
   for (let i = 0; i < lines.length; i++) {
@@ -129,6 +234,8 @@ function attachScripts(lines: TextRun[][]): void {
   for (let i = lines.length - 1; i >= 0; i--) if (!lines[i].length) lines.splice(i, 1);
 }
 
+const x0Of = (r: TextRun) => r.x0;
+
 /** Groups runs into lines, and splits each line at wide gaps into fragments. */
 export function buildFragments(runs: TextRun[], gapFactor = FRAGMENT_GAP): Fragment[] {
   const sorted = [...runs].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
@@ -141,7 +248,7 @@ export function buildFragments(runs: TextRun[], gapFactor = FRAGMENT_GAP): Fragm
   attachScripts(lines);
   const fragments: Fragment[] = [];
   for (const line of lines) {
-    line.sort((a, b) => a.x0 - b.x0);
+    sortByKey(line, x0Of);
     let current: TextRun[] = [];
     // Right edge of the fragment so far, kept as runs join (a line of single-glyph runs would
     // otherwise cost a scan per run).

@@ -31,6 +31,14 @@ const multiply = (m1: number[], m2: number[]): number[] => [
 export const applyMatrix = (m: number[], x: number, y: number): [number, number] => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
 export { multiply as multiplyMatrix };
 
+/**
+ * makeFrame's toFrame(x, y)[0] for a frame turned `quarter` times over a display of W x H,
+ * as a number: for loops over many points, where a tuple per point was most of the garbage.
+ */
+export const frameU = (quarter: 0 | 1 | 2 | 3, W: number, H: number, x: number, y: number): number => (quarter === 0 ? x : quarter === 1 ? y : quarter === 2 ? W - x : H - y);
+/** makeFrame's toFrame(x, y)[1], as frameU. */
+export const frameV = (quarter: 0 | 1 | 2 | 3, W: number, H: number, x: number, y: number): number => (quarter === 0 ? y : quarter === 1 ? W - x : quarter === 2 ? H - y : x);
+
 export function makeFrame(displayWidth: number, displayHeight: number, quarter: 0 | 1 | 2 | 3, viewportTransform: number[]): Frame {
   const W = displayWidth;
   const H = displayHeight;

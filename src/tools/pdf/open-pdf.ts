@@ -215,6 +215,14 @@ async function openWithPdfium(bytes: Uint8Array, options: OpenPdfOptions): Promi
       return x.FPDF_GetPageSizeByIndexF(doc, pageNumber - 1, rect) !== 0;
     },
     outline() {
+      if (closed || pdfium.discarded()) return [];
+      // The fast reader reads a plain outline from the objects, as PDFium's functions give it,
+      // without their cost (PDFium walks the page tree for each bookmark's page).
+      if (options.fastText) {
+        fast ??= openFastText(bytes, numPages);
+        const read = fast?.outline(MAX_OUTLINE, MAX_OUTLINE_DEPTH);
+        if (read) return read;
+      }
       const out: OutlineEntry[] = [];
       // Sibling loops exist in broken files: a bookmark seen twice ends its branch.
       const seen = new Set<number>();

@@ -47,6 +47,11 @@ interface Row {
   wide: boolean;
 }
 
+// Ink box, not the font box: fonts' ascent and descent overlap between close lines. (At module
+// level: a named closure inside a function costs a defineProperty per creation under tsx.)
+const inkTop = (x: Row) => Math.max(x.top, x.baseline - 0.75 * x.size);
+const inkBottom = (x: Row) => Math.min(x.bottom, x.baseline + 0.2 * x.size);
+
 function rowsOf(page: FurniturePage): Row[] {
   const sorted = [...page.fragments].sort((a, b) => a.baseline - b.baseline);
   const rows: Row[] = [];
@@ -62,9 +67,6 @@ function rowsOf(page: FurniturePage): Row[] {
   const h = page.height;
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
-    // Ink box, not the font box: fonts' ascent and descent overlap between close lines.
-    const inkTop = (x: Row) => Math.max(x.top, x.baseline - 0.75 * x.size);
-    const inkBottom = (x: Row) => Math.min(x.bottom, x.baseline + 0.2 * x.size);
     if (inkBottom(r) <= h * BAND) {
       r.band = 'top';
       const next = rows[i + 1];

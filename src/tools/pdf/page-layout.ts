@@ -5,7 +5,7 @@
  * landscape pages drawn sideways and upside-down scans with a text layer, so the ordering
  * code below only ever deals with horizontal text.
  */
-import { dominantBy, median, SAME_LINE } from './fragments.ts';
+import { dominantBy, median, SAME_LINE, sortByKey } from './fragments.ts';
 import type { PdfPage } from './open-pdf.ts';
 import { readPdfiumRuns } from './pdfium-runs.ts';
 import { layoutRuns } from './text-runs.ts';
@@ -51,6 +51,34 @@ function gapsOf(intervals: [number, number][]): Gap[] {
   return gaps.sort((a, b) => b.end - b.start - (a.end - a.start));
 }
 
+/**
+ * gapsOf over intervals given as two arrays (starts[i] .. ends[i]), without an array per
+ * interval, and for the small sets of the XY-cut's deeper levels ordered by a stable insertion
+ * sort instead of Array.prototype.sort (which copies the array): the same order, so the same
+ * gaps. NaN (no order to speak of) goes to gapsOf.
+ */
+function spanGaps(starts: number[], ends: number[]): Gap[] {
+  const n = starts.length;
+  if (n > 32 || starts.some(Number.isNaN)) return gapsOf(starts.map((s, i) => [s, ends[i]]));
+  const order: number[] = [];
+  for (let i = 0; i < n; i++) {
+    let k = i;
+    while (k > 0 && starts[order[k - 1]] > starts[i]) {
+      order[k] = order[k - 1];
+      k--;
+    }
+    order[k] = i;
+  }
+  const gaps: Gap[] = [];
+  let reach = ends[order[0]];
+  for (let i = 1; i < n; i++) {
+    const s = starts[order[i]];
+    if (s > reach) gaps.push({ start: reach, end: s });
+    reach = Math.max(reach, ends[order[i]]);
+  }
+  return gaps.length > 1 ? gaps.sort((a, b) => b.end - b.start - (a.end - a.start)) : gaps;
+}
+
 /** Distinct lines among fragments (baselines more than half a font size apart). */
 const lineCount = (frags: Fragment[]): number => {
   const baselines = frags.map((f) => f.baseline).sort((a, b) => a - b);
@@ -92,7 +120,13 @@ export function readingOrder<T extends Box & { text?: string }>(items: T[]): T[]
       out.push(...set);
       return;
     }
-    const xGaps = gapsOf(set.map((f) => [f.x0, f.x1]));
+    const starts: number[] = [];
+    const ends: number[] = [];
+    for (const f of set) {
+      starts.push(f.x0);
+      ends.push(f.x1);
+    }
+    const xGaps = spanGaps(starts, ends);
     for (const g of xGaps) {
       if (g.end - g.start < 0.8 * bodySize) break;
       const mid = (g.start + g.end) / 2;
@@ -104,7 +138,11 @@ export function readingOrder<T extends Box & { text?: string }>(items: T[]): T[]
         return;
       }
     }
-    const yGaps = gapsOf(set.map((f) => [coreTop(f), coreBottom(f)]));
+    for (let i = 0; i < set.length; i++) {
+      starts[i] = coreTop(set[i]);
+      ends[i] = coreBottom(set[i]);
+    }
+    const yGaps = spanGaps(starts, ends);
     if (yGaps.length) {
       // Cut at every gap about as wide as the widest at once: a column of evenly spaced
       // lines becomes bands in one step instead of one recursion level per line.
@@ -113,7 +151,7 @@ export function readingOrder<T extends Box & { text?: string }>(items: T[]): T[]
         .filter((g) => g.end - g.start >= widest * 0.9)
         .map((g) => (g.start + g.end) / 2)
         .sort((a, b) => a - b);
-      const sorted = [...set].sort((a, b) => coreTop(a) - coreTop(b));
+      const sorted = sortByKey([...set], coreTop);
       let band: T[] = [];
       let next = 0;
       for (const f of sorted) {

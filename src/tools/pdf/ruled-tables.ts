@@ -4,7 +4,7 @@
  * full-width rules (booktabs style) with aligned cells between them.
  */
 import type { PdfPage } from './open-pdf.ts';
-import { applyMatrix, multiplyMatrix, type Frame } from './geometry.ts';
+import { applyMatrix, frameU, frameV, multiplyMatrix, type Frame } from './geometry.ts';
 import type { Fragment, RawRules, TextRun } from './text-types.ts';
 import { buildFragments } from './fragments.ts';
 
@@ -18,18 +18,27 @@ export interface Segment {
 /** Rulings from the paths a text reader collected (user space), as readRulings finds them with PDFium. */
 function rulingsOf(rules: RawRules, frame: Frame): Segment[] {
   const segments: Segment[] = [];
-  const toFrame = (px: number, py: number): [number, number] => frame.toFrame(...applyMatrix(frame.viewportTransform, px, py));
+  // frame.toFrame(applyMatrix(viewportTransform, px, py)) as two numbers (no tuples per point:
+  // a page of vector drawing has thousands).
+  const vt = frame.viewportTransform;
+  const { quarter: q, displayWidth: W, displayHeight: H } = frame;
+  const u = (px: number, py: number) => frameU(q, W, H, vt[0] * px + vt[2] * py + vt[4], vt[1] * px + vt[3] * py + vt[5]);
+  const v = (px: number, py: number) => frameV(q, W, H, vt[0] * px + vt[2] * py + vt[4], vt[1] * px + vt[3] * py + vt[5]);
   const push = (ax: number, ay: number, bx: number, by: number) => {
-    const [x0, y0] = toFrame(ax, ay);
-    const [x1, y1] = toFrame(bx, by);
+    const x0 = u(ax, ay);
+    const y0 = v(ax, ay);
+    const x1 = u(bx, by);
+    const y1 = v(bx, by);
     segments.push({ x0: Math.min(x0, x1), y0: Math.min(y0, y1), x1: Math.max(x0, x1), y1: Math.max(y0, y1) });
   };
   const { strokes, fills } = rules;
   for (let i = 0; i + 3 < strokes.length; i += 4) push(strokes[i], strokes[i + 1], strokes[i + 2], strokes[i + 3]);
   for (let i = 0; i + 3 < fills.length; i += 4) {
     const [minX, minY, maxX, maxY] = [fills[i], fills[i + 1], fills[i + 2], fills[i + 3]];
-    const [ax, ay] = toFrame(minX, minY);
-    const [bx, by] = toFrame(maxX, maxY);
+    const ax = u(minX, minY);
+    const ay = v(minX, minY);
+    const bx = u(maxX, maxY);
+    const by = v(maxX, maxY);
     const w = Math.abs(bx - ax);
     const h = Math.abs(by - ay);
     if (h <= 2.5 && w > 10) push(minX, (minY + maxY) / 2, maxX, (minY + maxY) / 2);

@@ -4,7 +4,7 @@
  * the layout sees the same kind of runs whichever engine read the page.
  */
 import { buildFragments } from './fragments.ts';
-import { displayTransform, makeFrame } from './geometry.ts';
+import { displayTransform, frameU, frameV, makeFrame } from './geometry.ts';
 import type { PageText, RawPageText, TextRun } from './text-types.ts';
 
 const quarterOf = (dx: number, dy: number): 0 | 1 | 2 | 3 => {
@@ -26,12 +26,21 @@ export function layoutRuns({ runs: raw, viewBox, rotate, rules }: RawPageText): 
   });
   const dominant = weight.indexOf(Math.max(...weight)) as 0 | 1 | 2 | 3;
   const frame = makeFrame(view.width, view.height, dominant, vt);
-  const toFrame = (px: number, py: number) => frame.toFrame(vt[0] * px + vt[2] * py + vt[4], vt[1] * px + vt[3] * py + vt[5]);
+  // frame.toFrame of the point's display coordinates, as two numbers: a tuple per corner was
+  // most of this function's allocation.
+  const W = view.width;
+  const H = view.height;
+  const u = (px: number, py: number) => frameU(dominant, W, H, vt[0] * px + vt[2] * py + vt[4], vt[1] * px + vt[3] * py + vt[5]);
+  const v = (px: number, py: number) => frameV(dominant, W, H, vt[0] * px + vt[2] * py + vt[4], vt[1] * px + vt[3] * py + vt[5]);
   const runs: TextRun[] = raw.map((r, i) => {
-    const [u1, v1] = toFrame(r.left, r.bottom);
-    const [u2, v2] = toFrame(r.right, r.bottom);
-    const [u3, v3] = toFrame(r.left, r.top);
-    const [u4, v4] = toFrame(r.right, r.top);
+    const u1 = u(r.left, r.bottom);
+    const v1 = v(r.left, r.bottom);
+    const u2 = u(r.right, r.bottom);
+    const v2 = v(r.right, r.bottom);
+    const u3 = u(r.left, r.top);
+    const v3 = v(r.left, r.top);
+    const u4 = u(r.right, r.top);
+    const v4 = v(r.right, r.top);
     const bottom = Math.max(v1, v2, v3, v4);
     return {
       text: r.text,
@@ -41,7 +50,7 @@ export function layoutRuns({ runs: raw, viewBox, rotate, rules }: RawPageText): 
       bottom,
       // Runs in another direction than the page's have no usable origin in this frame:
       // the bottom of their box, less a typical descent, stands in.
-      baseline: quarters[i] === dominant ? toFrame(r.ox, r.oy)[1] : bottom - 0.2 * r.size,
+      baseline: quarters[i] === dominant ? v(r.ox, r.oy) : bottom - 0.2 * r.size,
       size: r.size,
       fontId: r.fontId,
     };

@@ -9,6 +9,7 @@ import { multiplyMatrix } from '../geometry.ts';
 import { RunBuilder, isSpace, outsideView } from '../run-builder.ts';
 import type { RawPageText, RawRules } from '../text-types.ts';
 import { loadFont, type FastFont } from './fonts.ts';
+import { readOutline, type FastOutlineEntry } from './outline.ts';
 import { Lexer, Op, PdfObjects, PdfStream, PdfString, Ref, Unsupported, type PdfDict, type PdfValue } from './pdf-objects.ts';
 
 export interface FastTextDocument {
@@ -16,10 +17,17 @@ export interface FastTextDocument {
   pageText(pageNumber: number): RawPageText | null;
   /** Why the last page answered null (for tests and benchmarks: which pages go to PDFium and why). */
   declined: string | null;
+  /**
+   * The outline as PDFium's bookmark functions give it (outline.ts), or null when it is not
+   * plain enough to be sure of that (PDFium reads it then).
+   */
+  outline(maxEntries: number, maxDepth: number): FastOutlineEntry[] | null;
 }
 
 interface PageInfo {
   dict: PdfDict;
+  /** The page's object number; 0 for a page dictionary written inline in its parent. */
+  num: number;
   resources: PdfDict | undefined;
   viewBox: [number, number, number, number];
   rotate: 0 | 1 | 2 | 3;
@@ -37,9 +45,12 @@ const MAX_OPERATORS = 2_000_000;
 export function openFastText(bytes: Uint8Array, expectedPages: number): FastTextDocument | null {
   let objects: PdfObjects;
   let pages: PageInfo[];
+  let plainTree = false;
   try {
     objects = new PdfObjects(bytes);
-    pages = pageList(objects);
+    const tree = pageList(objects);
+    pages = tree.pages;
+    plainTree = tree.plain;
   } catch (error) {
     if (error instanceof Unsupported || error instanceof RangeError) return null;
     throw error;
@@ -48,6 +59,21 @@ export function openFastText(bytes: Uint8Array, expectedPages: number): FastText
   const fonts = new Map<PdfValue, FastFont | Unsupported>();
   return {
     declined: null,
+    outline(maxEntries, maxDepth) {
+      // PDFium finds a bookmark's page by its object number, walking the tree by /Count:
+      // only a tree whose counts and kinds of node agree with the walk here gives the same index.
+      if (!plainTree) return null;
+      const pageIndex = new Map<number, number>();
+      pages.forEach((p, i) => {
+        if (p.num > 0 && !pageIndex.has(p.num)) pageIndex.set(p.num, i);
+      });
+      try {
+        return readOutline(objects, pageIndex, maxEntries, maxDepth);
+      } catch (error) {
+        if (error instanceof Unsupported || error instanceof RangeError) return null;
+        throw error;
+      }
+    },
     pageText(pageNumber) {
       const page = pages[pageNumber - 1];
       this.declined = page ? null : 'no such page';
@@ -73,12 +99,17 @@ const numbers = (objects: PdfObjects, v: PdfValue | undefined, n: number): numbe
   return out.every((x) => typeof x === 'number' && Number.isFinite(x)) ? (out as number[]) : null;
 };
 
-/** The page tree in order, with inherited resources, boxes and rotation. */
-function pageList(objects: PdfObjects): PageInfo[] {
+/**
+ * The page tree in order, with inherited resources, boxes and rotation; `plain` when every
+ * node is a page exactly when it has no /Kids and every inner node's /Count is its number of
+ * pages (then PDFium's page index of a page object is its place here).
+ */
+function pageList(objects: PdfObjects): { pages: PageInfo[]; plain: boolean } {
   const root = objects.dict(objects.trailer.get('Root'));
   const pages: PageInfo[] = [];
   const seen = new Set<PdfDict>();
-  const walk = (node: PdfDict | undefined, inherited: { resources?: PdfDict; mediaBox?: number[]; cropBox?: number[]; rotate?: number }, depth: number) => {
+  let plain = true;
+  const walk = (node: PdfDict | undefined, num: number, inherited: { resources?: PdfDict; mediaBox?: number[]; cropBox?: number[]; rotate?: number }, depth: number) => {
     if (!node || seen.has(node) || depth > 64) throw new Unsupported('bad page tree');
     seen.add(node);
     const here = {
@@ -99,13 +130,18 @@ function pageList(objects: PdfObjects): PageInfo[] {
       if (view[0] >= view[2] || view[1] >= view[3]) view = m as [number, number, number, number];
       const turns = Math.round((here.rotate ?? 0) / 90);
       if ((here.rotate ?? 0) % 90 !== 0) throw new Unsupported('rotation not a multiple of 90');
-      pages.push({ dict: node, resources: here.resources, viewBox: view, rotate: (((turns % 4) + 4) % 4) as 0 | 1 | 2 | 3 });
+      if (node.has('Kids')) plain = false;
+      pages.push({ dict: node, num, resources: here.resources, viewBox: view, rotate: (((turns % 4) + 4) % 4) as 0 | 1 | 2 | 3 });
       return;
     }
-    for (const kid of kids ?? []) walk(objects.dict(kid), here, depth + 1);
+    const before = pages.length;
+    if (!kids) plain = false;
+    for (const kid of kids ?? []) walk(objects.dict(kid), kid instanceof Ref ? kid.num : 0, here, depth + 1);
+    if (objects.num(node, 'Count') !== pages.length - before) plain = false;
   };
-  walk(objects.dict(root?.get('Pages')), {}, 0);
-  return pages;
+  const top = root?.get('Pages');
+  walk(objects.dict(top), top instanceof Ref ? top.num : 0, {}, 0);
+  return { pages, plain };
 }
 
 /** The decoded bytes of the page's content streams, in order, with a space between. */
@@ -119,11 +155,22 @@ function pageContent(objects: PdfObjects, page: PdfDict): Uint8Array {
     if (!(s instanceof PdfStream)) throw new Unsupported('bad content stream');
     return objects.decode(s);
   });
-  const joined = Buffer.concat(parts.flatMap((p) => [p, Buffer.from(' ')]));
-  return new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength);
+  // Each part followed by a space, in one array (no Buffer per space, no Buffer.concat).
+  let length = 0;
+  for (const p of parts) length += p.length + 1;
+  const joined = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    joined.set(p, at);
+    at += p.length;
+    joined[at++] = 0x20;
+  }
+  return joined;
 }
 
 type Matrix = [number, number, number, number, number, number];
+
+const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
 
 /** PDF's "m1 then m2" (m1 × m2 in the spec's row-vector notation): the layout's product, turned. */
 const mul = (m1: Matrix, m2: Matrix): Matrix => multiplyMatrix(m2, m1) as Matrix;
@@ -153,14 +200,27 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
   // objects on one line: its object, origin (user space), width (glyph units), font size,
   // its text matrix's x axis (unit direction and scale) and whether it was a space.
   let lastObject = 0;
-  let lastOx = 0;
-  let lastOy = 0;
-  let lastWidth = 0;
-  let lastSize = 0;
-  let lastDx = 1;
-  let lastDy = 0;
-  let lastScale = 1;
   let lastWasSpace = false;
+  // The doubles among them in a typed array: a double in a closure's variable is boxed, a
+  // fresh heap number on every store, and these are stored for every glyph.
+  const last = new Float64Array(7);
+  const LAST_OX = 0;
+  const LAST_OY = 1;
+  const LAST_WIDTH = 2;
+  const LAST_SIZE = 3;
+  const LAST_DX = 4;
+  const LAST_DY = 5;
+  const LAST_SCALE = 6;
+  last[LAST_DX] = 1;
+  last[LAST_SCALE] = 1;
+  // The lengths of the text matrix's axes (Math.hypot) for the last axes seen, NaN at first.
+  const hyp = new Float64Array(6).fill(NaN);
+  const HYP_A = 0;
+  const HYP_B = 1;
+  const HYP_AB = 2;
+  const HYP_C = 3;
+  const HYP_D = 4;
+  const HYP_CD = 5;
 
   /**
    * Whether PDFium's text page puts a generated space between the last glyph and a text
@@ -170,9 +230,14 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
    * (a jump across the baseline) gets none: the layout breaks lines itself.
    */
   const generatedSpace = (ox: number, oy: number, width: number, fs: number, scale: number, dx: number, dy: number): boolean => {
+    const lastDx = last[LAST_DX];
+    const lastDy = last[LAST_DY];
     if (lastObject === 0 || lastWasSpace || Math.abs(dx - lastDx) + Math.abs(dy - lastDy) > 0.01) return false;
-    const vx = ox - lastOx;
-    const vy = oy - lastOy;
+    const lastScale = last[LAST_SCALE];
+    const lastWidth = last[LAST_WIDTH];
+    const lastSize = last[LAST_SIZE];
+    const vx = ox - last[LAST_OX];
+    const vy = oy - last[LAST_OY];
     const along = (vx * lastDx + vy * lastDy) / lastScale;
     const across = (vy * lastDx - vx * lastDy) / lastScale;
     const lastW = Math.abs((lastWidth * lastSize) / 1000);
@@ -210,129 +275,169 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
     const lex = new Lexer(content);
     const stack: GraphicsState[] = [];
     let gs: GraphicsState = { ctm, font: null, fontError: null, fontSize: 0, charSpacing: 0, wordSpacing: 0, scale: 1, leading: 0, rise: 0 };
-    let tm: Matrix = [1, 0, 0, 1, 0, 0];
-    let tlm: Matrix = [1, 0, 0, 1, 0, 0];
+    // The text matrix and the text line matrix, updated in place (a new array per string shown
+    // and per line was most of the reader's allocation).
+    const tm = new Float64Array(IDENTITY);
+    const tlm = new Float64Array(IDENTITY);
+    // The operands of the operator being read: the first `nops` entries. Truncating the array
+    // after every operator (length = 0) cost more than interpreting most operators.
     const operands: PdfValue[] = [];
-    // The path under construction, in user space: its straight segments and the box of its points.
+    let nops = 0;
+    // The path under construction, in user space: its straight segments and the box of its
+    // points. The current point (cx, cy), the subpath's start (sx, sy), the box and the last
+    // transformed point (ux, uy) live in a typed array, not in closure variables (boxed doubles).
     const segs: number[] = [];
-    let cx = 0;
-    let cy = 0;
-    let sx = 0;
-    let sy = 0;
-    let minX = Infinity;
-    let minY = Infinity;
-    let maxX = -Infinity;
-    let maxY = -Infinity;
-    const point = (px: number, py: number): [number, number] => {
+    const path = new Float64Array(10);
+    const CX = 0;
+    const CY = 1;
+    const SX = 2;
+    const SY = 3;
+    const MIN_X = 4;
+    const MIN_Y = 5;
+    const MAX_X = 6;
+    const MAX_Y = 7;
+    const UX = 8;
+    const UY = 9;
+    path[MIN_X] = path[MIN_Y] = Infinity;
+    path[MAX_X] = path[MAX_Y] = -Infinity;
+    /** Transforms (px, py) by the CTM into path[UX], path[UY] and grows the box. */
+    const point = (px: number, py: number): void => {
       const m = gs.ctm;
       const ux = m[0] * px + m[2] * py + m[4];
       const uy = m[1] * px + m[3] * py + m[5];
-      if (ux < minX) minX = ux;
-      if (ux > maxX) maxX = ux;
-      if (uy < minY) minY = uy;
-      if (uy > maxY) maxY = uy;
-      return [ux, uy];
+      if (ux < path[MIN_X]) path[MIN_X] = ux;
+      if (ux > path[MAX_X]) path[MAX_X] = ux;
+      if (uy < path[MIN_Y]) path[MIN_Y] = uy;
+      if (uy > path[MAX_Y]) path[MAX_Y] = uy;
+      path[UX] = ux;
+      path[UY] = uy;
     };
     const moveTo = (px: number, py: number) => {
-      [cx, cy] = point(px, py);
-      sx = cx;
-      sy = cy;
+      point(px, py);
+      path[SX] = path[CX] = path[UX];
+      path[SY] = path[CY] = path[UY];
     };
     const lineTo = (px: number, py: number) => {
-      const [ux, uy] = point(px, py);
-      segs.push(cx, cy, ux, uy);
-      cx = ux;
-      cy = uy;
+      point(px, py);
+      segs.push(path[CX], path[CY], path[UX], path[UY]);
+      path[CX] = path[UX];
+      path[CY] = path[UY];
+    };
+    const curveTo = () => {
+      path[CX] = path[UX];
+      path[CY] = path[UY];
     };
     const closePath = () => {
-      segs.push(cx, cy, sx, sy);
-      cx = sx;
-      cy = sy;
+      segs.push(path[CX], path[CY], path[SX], path[SY]);
+      path[CX] = path[SX];
+      path[CY] = path[SY];
     };
     const paint = (stroke: boolean, fill: boolean) => {
       if (stroke) for (let i = 0; i < segs.length; i++) rules.strokes.push(segs[i]);
-      else if (fill && minX <= maxX) rules.fills.push(minX, minY, maxX, maxY);
+      else if (fill && path[MIN_X] <= path[MAX_X]) rules.fills.push(path[MIN_X], path[MIN_Y], path[MAX_X], path[MAX_Y]);
       segs.length = 0;
-      minX = minY = Infinity;
-      maxX = maxY = -Infinity;
+      path[MIN_X] = path[MIN_Y] = Infinity;
+      path[MAX_X] = path[MAX_Y] = -Infinity;
     };
 
     const num = (i: number): number => {
-      const v = operands[operands.length - i];
+      const v = operands[nops - i];
       if (typeof v !== 'number') throw new Unsupported('operand is not a number');
       return v;
     };
     const moveLine = (tx: number, ty: number) => {
-      tlm = [tlm[0], tlm[1], tlm[2], tlm[3], tx * tlm[0] + ty * tlm[2] + tlm[4], tx * tlm[1] + ty * tlm[3] + tlm[5]];
-      tm = tlm;
+      const e = tx * tlm[0] + ty * tlm[2] + tlm[4];
+      const f = tx * tlm[1] + ty * tlm[3] + tlm[5];
+      tlm[4] = e;
+      tlm[5] = f;
+      tm.set(tlm);
     };
 
     const show = (s: PdfValue) => {
       if (!(s instanceof PdfString)) throw new Unsupported('show operand is not a string');
       const font = gs.font;
       if (!font) {
-        if (s.bytes.length === 0) return;
+        if (s.end === s.start) return;
         throw gs.fontError ?? new Unsupported('text without a font');
       }
       const object = ++objectId;
       const fs = gs.fontSize;
       const th = gs.scale;
       // The text object's matrix (Tm then the CTM), as PDFium reports it per character.
-      const m = mul(tm, gs.ctm);
-      const scaleX = Math.hypot(m[0], m[1]);
-      const dx = scaleX ? m[0] / scaleX : 1;
-      const dy = scaleX ? m[1] / scaleX : 0;
-      const size = Math.abs(fs) * Math.hypot(m[2], m[3]) || 1;
+      const c = gs.ctm;
+      const m0 = c[0] * tm[0] + c[2] * tm[1];
+      const m1 = c[1] * tm[0] + c[3] * tm[1];
+      const m2 = c[0] * tm[2] + c[2] * tm[3];
+      const m3 = c[1] * tm[2] + c[3] * tm[3];
+      const m4 = c[0] * tm[4] + c[2] * tm[5] + c[4];
+      const m5 = c[1] * tm[4] + c[3] * tm[5] + c[5];
+      // Math.hypot is slow, and the strings of one line (of a TJ array) share these axes.
+      if (m0 !== hyp[HYP_A] || m1 !== hyp[HYP_B]) {
+        hyp[HYP_A] = m0;
+        hyp[HYP_B] = m1;
+        hyp[HYP_AB] = Math.hypot(m0, m1);
+      }
+      if (m2 !== hyp[HYP_C] || m3 !== hyp[HYP_D]) {
+        hyp[HYP_C] = m2;
+        hyp[HYP_D] = m3;
+        hyp[HYP_CD] = Math.hypot(m2, m3);
+      }
+      const scaleX = hyp[HYP_AB];
+      const dx = scaleX ? m0 / scaleX : 1;
+      const dy = scaleX ? m1 / scaleX : 0;
+      const size = Math.abs(fs) * hyp[HYP_CD] || 1;
       // Loose box in text space: the glyph's advance along the baseline, the font's
       // ascent-to-descent band (scaled to one em, or for a TeX program's font its FontBBox at
       // its own scale, as PDFium gives them) across it.
       const em = font.em;
       const top = (fs * font.ascent) / em + gs.rise;
       const bottom = (fs * font.descent) / em + gs.rise;
-      const bytes = s.bytes;
+      const bytes = s.src;
+      const end = s.end;
       const step = font.bytesPerCode;
       let x = 0;
-      for (let i = 0; i + step <= bytes.length; i += step) {
+      for (let i = s.start; i + step <= end; i += step) {
         const code = step === 1 ? bytes[i] : (bytes[i] << 8) | bytes[i + 1];
-        const w = (font.width(code) / 1000) * fs;
+        const fw = font.width(code);
+        const w = (fw / 1000) * fs;
         const text = font.text(code);
         const advance = (w + gs.charSpacing + (step === 1 && code === 32 ? gs.wordSpacing : 0)) * th;
         if (text.length > 0) {
           const u = text.codePointAt(0)!;
           const space = isSpace(u) && text.length === 1;
-          const glyphOx = x * m[0] + m[4];
-          const glyphOy = x * m[1] + m[5];
-          if (object !== lastObject && !space && generatedSpace(glyphOx, glyphOy, font.width(code), fs, scaleX, dx, dy)) builder.space();
+          const glyphOx = x * m0 + m4;
+          const glyphOy = x * m1 + m5;
+          if (object !== lastObject && !space && generatedSpace(glyphOx, glyphOy, fw, fs, scaleX, dx, dy)) builder.space();
           lastObject = object;
-          lastOx = glyphOx;
-          lastOy = glyphOy;
-          lastWidth = font.width(code);
-          lastSize = fs;
-          lastDx = dx;
-          lastDy = dy;
-          lastScale = scaleX || 1;
+          last[LAST_OX] = glyphOx;
+          last[LAST_OY] = glyphOy;
+          last[LAST_WIDTH] = fw;
+          last[LAST_SIZE] = fs;
+          last[LAST_DX] = dx;
+          last[LAST_DY] = dy;
+          last[LAST_SCALE] = scaleX || 1;
           lastWasSpace = space;
           if (space) builder.space();
           else if (u === 0x0d || u === 0x0a) builder.lineBreak();
           else if (u >= 0x20) {
             // Corners of the box (x .. x + w*th, bottom .. top) in user space.
             const x1 = x + w * th;
-            const ax = x * m[0] + bottom * m[2] + m[4];
-            const ay = x * m[1] + bottom * m[3] + m[5];
-            const bx = x1 * m[0] + bottom * m[2] + m[4];
-            const by = x1 * m[1] + bottom * m[3] + m[5];
-            const cx = x * m[0] + top * m[2] + m[4];
-            const cy = x * m[1] + top * m[3] + m[5];
-            const ex = x1 * m[0] + top * m[2] + m[4];
-            const ey = x1 * m[1] + top * m[3] + m[5];
+            const ax = x * m0 + bottom * m2 + m4;
+            const ay = x * m1 + bottom * m3 + m5;
+            const bx = x1 * m0 + bottom * m2 + m4;
+            const by = x1 * m1 + bottom * m3 + m5;
+            const cx = x * m0 + top * m2 + m4;
+            const cy = x * m1 + top * m3 + m5;
+            const ex = x1 * m0 + top * m2 + m4;
+            const ey = x1 * m1 + top * m3 + m5;
             const l = Math.min(ax, bx, cx, ex);
             const r = Math.max(ax, bx, cx, ex);
             const b = Math.min(ay, by, cy, ey);
             const t = Math.max(ay, by, cy, ey);
             if (!outsideView(viewBox, l, t, r, b)) {
               if (!builder.extend(object, u, l, t, r, b)) {
-                const ox = x * m[0] + gs.rise * m[2] + m[4];
-                const oy = x * m[1] + gs.rise * m[3] + m[5];
+                const ox = x * m0 + gs.rise * m2 + m4;
+                const oy = x * m1 + gs.rise * m3 + m5;
                 builder.start(object, u, l, t, r, b, dx, dy, size, ox, oy, font.name);
               }
               for (let k = u > 0xffff ? 2 : 1; k < text.length; k++) builder.append(text.charCodeAt(k));
@@ -341,15 +446,23 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
         }
         x += advance;
       }
-      tm = [tm[0], tm[1], tm[2], tm[3], x * tm[0] + tm[4], x * tm[1] + tm[5]];
+      const e = x * tm[0] + tm[4];
+      const f = x * tm[1] + tm[5];
+      tm[4] = e;
+      tm[5] = f;
     };
 
     for (;;) {
       const t = lex.next();
+      // Most tokens are numbers, operands of the next operator.
+      if (typeof t === 'number') {
+        operands[nops++] = t;
+        continue;
+      }
       if (t === undefined) break;
       if (!(t instanceof Op)) {
         if (typeof t === 'symbol') throw new Unsupported('stray bracket');
-        operands.push(t as PdfValue);
+        operands[nops++] = t as PdfValue;
         continue;
       }
       if (++operators > MAX_OPERATORS) throw new Unsupported('too many operators');
@@ -366,11 +479,11 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
           gs.ctm = mul([num(6), num(5), num(4), num(3), num(2), num(1)], gs.ctm);
           break;
         case 'BT':
-          tm = [1, 0, 0, 1, 0, 0];
-          tlm = tm;
+          tm.set(IDENTITY);
+          tlm.set(IDENTITY);
           break;
         case 'Tf': {
-          const name = operands[operands.length - 2];
+          const name = operands[nops - 2];
           const font = typeof name === 'string' ? fontOf(resources, name) : new Unsupported('Tf without a font name');
           gs.font = font instanceof Unsupported ? null : font;
           gs.fontError = font instanceof Unsupported ? font : null;
@@ -400,34 +513,42 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
           moveLine(num(2), num(1));
           break;
         case 'Tm':
-          tlm = [num(6), num(5), num(4), num(3), num(2), num(1)];
-          tm = tlm;
+          tlm[0] = num(6);
+          tlm[1] = num(5);
+          tlm[2] = num(4);
+          tlm[3] = num(3);
+          tlm[4] = num(2);
+          tlm[5] = num(1);
+          tm.set(tlm);
           break;
         case 'T*':
           moveLine(0, -gs.leading);
           break;
         case 'Tj':
-          show(operands[operands.length - 1]);
+          show(operands[nops - 1]);
           break;
         case "'":
           moveLine(0, -gs.leading);
-          show(operands[operands.length - 1]);
+          show(operands[nops - 1]);
           break;
         case '"':
           gs.wordSpacing = num(3);
           gs.charSpacing = num(2);
           moveLine(0, -gs.leading);
-          show(operands[operands.length - 1]);
+          show(operands[nops - 1]);
           break;
         case 'TJ': {
-          const items = operands[operands.length - 1];
+          const items = operands[nops - 1];
           if (!Array.isArray(items)) throw new Unsupported('TJ operand is not an array');
           // One text object for the whole array, as PDFium makes it.
           const first = objectId + 1;
           for (const item of items) {
             if (typeof item === 'number') {
               const tx = (-item / 1000) * gs.fontSize * gs.scale;
-              tm = [tm[0], tm[1], tm[2], tm[3], tx * tm[0] + tm[4], tx * tm[1] + tm[5]];
+              const e = tx * tm[0] + tm[4];
+              const f = tx * tm[1] + tm[5];
+              tm[4] = e;
+              tm[5] = f;
             } else {
               show(item);
               objectId = first - 1;
@@ -437,7 +558,7 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
           break;
         }
         case 'Do': {
-          const name = operands[operands.length - 1];
+          const name = operands[nops - 1];
           const xobjects = objects.dict(objects.get(resources, 'XObject'));
           const xobject = typeof name === 'string' ? objects.resolve(xobjects?.get(name)) : undefined;
           if (xobject instanceof PdfStream && objects.get(xobject.dict, 'Subtype') === 'Form') {
@@ -457,12 +578,14 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
         case 'c':
           point(num(6), num(5));
           point(num(4), num(3));
-          [cx, cy] = point(num(2), num(1));
+          point(num(2), num(1));
+          curveTo();
           break;
         case 'v':
         case 'y':
           point(num(4), num(3));
-          [cx, cy] = point(num(2), num(1));
+          point(num(2), num(1));
+          curveTo();
           break;
         case 'h':
           closePath();
@@ -511,7 +634,7 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
         default:
           break;
       }
-      operands.length = 0;
+      nops = 0;
     }
   };
 

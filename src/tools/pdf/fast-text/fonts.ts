@@ -185,13 +185,20 @@ function standardMetrics(name: IFontNames): StandardMetrics {
 
 // --- ToUnicode maps -----------------------------------------------------------------------
 
-const utf16 = (bytes: Uint8Array): string => {
+/** A string's bytes as UTF-16BE (read in place: PdfString.bytes would make a subarray). */
+const utf16 = (str: PdfString): string => {
+  const bytes = str.src;
   let s = '';
-  for (let i = 0; i + 1 < bytes.length; i += 2) s += String.fromCharCode((bytes[i] << 8) | bytes[i + 1]);
+  for (let i = str.start; i + 1 < str.end; i += 2) s += String.fromCharCode((bytes[i] << 8) | bytes[i + 1]);
   return s;
 };
 
-const codeOf = (bytes: Uint8Array): number => bytes.reduce((v, b) => v * 256 + b, 0);
+/** A string's bytes as one big-endian number. */
+const codeOf = (str: PdfString): number => {
+  let v = 0;
+  for (let i = str.start; i < str.end; i++) v = v * 256 + str.src[i];
+  return v;
+};
 
 /** A ToUnicode CMap's bfchar and bfrange entries (code -> text). */
 export function parseToUnicode(data: Uint8Array): Map<number, string> {
@@ -208,19 +215,19 @@ export function parseToUnicode(data: Uint8Array): Map<number, string> {
     if (t.name === 'endbfchar') {
       for (let i = 0; i + 1 < operands.length; i += 2) {
         const [src, dst] = [operands[i], operands[i + 1]];
-        if (src instanceof PdfString && dst instanceof PdfString) map.set(codeOf(src.bytes), utf16(dst.bytes));
+        if (src instanceof PdfString && dst instanceof PdfString) map.set(codeOf(src), utf16(dst));
       }
     } else if (t.name === 'endbfrange') {
       for (let i = 0; i + 2 < operands.length; i += 3) {
         const [lo, hi, dst] = [operands[i], operands[i + 1], operands[i + 2]];
         if (!(lo instanceof PdfString && hi instanceof PdfString)) continue;
-        const [a, b] = [codeOf(lo.bytes), codeOf(hi.bytes)];
+        const [a, b] = [codeOf(lo), codeOf(hi)];
         if (b < a || b - a > 0xffff) continue;
         if (Array.isArray(dst)) {
-          dst.forEach((d, k) => d instanceof PdfString && a + k <= b && map.set(a + k, utf16(d.bytes)));
-        } else if (dst instanceof PdfString && dst.bytes.length >= 2) {
+          dst.forEach((d, k) => d instanceof PdfString && a + k <= b && map.set(a + k, utf16(d)));
+        } else if (dst instanceof PdfString && dst.end - dst.start >= 2) {
           // The last UTF-16 unit counts up through the range.
-          const base = utf16(dst.bytes);
+          const base = utf16(dst);
           const head = base.slice(0, -1);
           const last = base.charCodeAt(base.length - 1);
           for (let c = a; c <= b; c++) map.set(c, head + String.fromCharCode(last + (c - a)));
@@ -305,15 +312,20 @@ function simpleFont(objects: PdfObjects, dict: PdfDict, name: string, toUnicode:
   const missing = objects.num(descriptor, 'MissingWidth') ?? 0;
   if (!widths && !standard) throw new Unsupported(`no widths for ${name}`);
 
-  const texts: (string | null)[] = new Array(256);
-  const advance = new Float64Array(256);
-  for (let code = 0; code < 256; code++) {
+  // The text of each code, worked out on its first use (undefined until then): a page shows
+  // a few dozen of a font's 256 codes, and glyph names cost map look-ups and regexes.
+  const texts: (string | null | undefined)[] = new Array(256).fill(undefined);
+  const textOf = (code: number): string | null => {
     const glyph = names?.[code];
     const mapped = toUnicode?.get(code);
     // A control code with no glyph name is reported as itself, as PDFium does (a tab is a
     // space, CR and LF break the line); in an embedded symbolic font it is a glyph only the
     // font program can name.
-    texts[code] = mapped ?? (glyph ? glyphText(glyph) : code < 32 && !(embedded && symbolic) ? String.fromCharCode(code) : null);
+    return mapped ?? (glyph ? glyphText(glyph) : code < 32 && !(embedded && symbolic) ? String.fromCharCode(code) : null);
+  };
+  const advance = new Float64Array(256);
+  for (let code = 0; code < 256; code++) {
+    const glyph = names?.[code];
     const w = widths?.[code - firstChar];
     advance[code] = w !== undefined ? w : widths ? missing : glyph ? (standard!.widths.get(glyph) ?? 0) : 0;
   }
@@ -328,7 +340,8 @@ function simpleFont(objects: PdfObjects, dict: PdfDict, name: string, toUnicode:
     bytesPerCode: 1,
     width: (code) => advance[code],
     text: (code) => {
-      const t = texts[code];
+      let t = texts[code];
+      if (t === undefined) t = texts[code] = textOf(code);
       if (t === null) throw new Unsupported(`code ${code} of ${name} has no known text`);
       return t;
     },

@@ -32,9 +32,25 @@ export class Ref {
   ) {}
 }
 
-/** A literal or hex string: its raw bytes (PDF strings are bytes, decoded by their use). */
+/**
+ * A literal or hex string: its raw bytes (PDF strings are bytes, decoded by their use), as a
+ * range of a byte array. Most strings of a content stream are read in place, and a subarray
+ * for each (a typed-array object) cost more than the rest of lexing the string.
+ */
 export class PdfString {
-  constructor(readonly bytes: Uint8Array) {}
+  constructor(
+    readonly src: Uint8Array,
+    readonly start: number,
+    readonly end: number,
+  ) {}
+
+  static of(bytes: Uint8Array): PdfString {
+    return new PdfString(bytes, 0, bytes.length);
+  }
+
+  get bytes(): Uint8Array {
+    return this.src.subarray(this.start, this.end);
+  }
 }
 
 export type PdfDict = Map<string, PdfValue>;
@@ -82,14 +98,29 @@ const STOP = new Uint8Array(256);
 for (let c = 0; c < 256; c++) STOP[c] = WHITE[c];
 for (const c of [C.LPAREN, C.RPAREN, C.LT, C.GT, C.LBRACKET, C.RBRACKET, C.LBRACE, C.RBRACE, C.SLASH, C.PERCENT]) STOP[c] = 1;
 
+/** 0.1, then each divided by 10 in turn: the place values of a number's decimals. */
+const placeValue = (k: number): number => {
+  let scale = 0.1;
+  for (let i = 0; i < k; i++) scale /= 10;
+  return scale;
+};
+const PLACES = Float64Array.from({ length: 24 }, (_, k) => placeValue(k));
+
 const hexValue = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1);
 
-/** The content-stream operators of one to three letters, by their bytes (little-endian). */
-const SHORT_OPS = new Map<number, Op>();
+/**
+ * The content-stream operators of one to three letters: those of one and two letters in
+ * arrays indexed by their (ASCII) bytes, a direct load where a Map look-up cost a hash; the
+ * three-letter ones by their bytes (little-endian) in a Map.
+ */
+const OPS1: (Op | undefined)[] = new Array(128).fill(undefined);
+const OPS2: (Op | undefined)[] = new Array(128 * 128).fill(undefined);
+const OPS3 = new Map<number, Op>();
 for (const name of 'q Q cm w J j M d ri i gs m l c v y h re S s f F f* B B* b b* n W W* BT ET Tc Tw Tz TL Tf Tr Ts Td TD Tm T* Tj TJ \' " Do BI ID EI BX EX MP DP BMC BDC EMC d0 d1 CS cs SC SCN sc scn G g RG rg K k sh R obj'.split(' ')) {
-  let key = 0;
-  for (let i = 0; i < name.length; i++) key |= name.charCodeAt(i) << (8 * i);
-  SHORT_OPS.set(key, new Op(name));
+  const op = new Op(name);
+  if (name.length === 1) OPS1[name.charCodeAt(0)] = op;
+  else if (name.length === 2) OPS2[(name.charCodeAt(0) << 7) | name.charCodeAt(1)] = op;
+  else OPS3.set(name.charCodeAt(0) | (name.charCodeAt(1) << 8) | (name.charCodeAt(2) << 16), op);
 }
 
 /** Marks the end of an array or dictionary while parsing (never a value). */
@@ -111,11 +142,13 @@ export class Lexer {
 
   skipWhite(): void {
     const b = this.bytes;
+    const n = b.length;
+    const white = WHITE;
     let p = this.pos;
     for (;;) {
-      while (p < b.length && WHITE[b[p]]) p++;
+      while (p < n && white[b[p]]) p++;
       if (b[p] !== C.PERCENT) break;
-      while (p < b.length && b[p] !== C.LF && b[p] !== C.CR) p++;
+      while (p < n && b[p] !== C.LF && b[p] !== C.CR) p++;
     }
     this.pos = p;
   }
@@ -126,6 +159,8 @@ export class Lexer {
     const b = this.bytes;
     if (this.pos >= b.length) return undefined;
     const c = b[this.pos];
+    // Numbers first: most tokens of a content stream are.
+    if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46) return this.number();
     if (c === C.SLASH) return this.name();
     if (c === C.LPAREN) return this.literal();
     if (c === C.LBRACKET) {
@@ -148,7 +183,6 @@ export class Lexer {
       this.pos += 2;
       return END_DICT;
     }
-    if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46) return this.number();
     if (c === C.RPAREN || c === C.LBRACE || c === C.RBRACE) {
       this.pos++;
       return new Op(String.fromCharCode(c));
@@ -158,8 +192,15 @@ export class Lexer {
     while (p < b.length && !STOP[b[p]]) p++;
     this.pos = p;
     // Content-stream operators (one to three letters): a shared token, no string made.
-    if (p - start <= 3) {
-      const op = SHORT_OPS.get(b[start] | ((p - start > 1 ? b[start + 1] : 0) << 8) | ((p - start > 2 ? b[start + 2] : 0) << 16));
+    const length = p - start;
+    if (length === 1) {
+      const op = b[start] < 128 ? OPS1[b[start]] : undefined;
+      if (op) return op;
+    } else if (length === 2) {
+      const op = b[start] < 128 && b[start + 1] < 128 ? OPS2[(b[start] << 7) | b[start + 1]] : undefined;
+      if (op) return op;
+    } else if (length === 3) {
+      const op = OPS3.get(b[start] | (b[start + 1] << 8) | (b[start + 2] << 16));
       if (op) return op;
     }
     const word = latin1(b, start, p);
@@ -190,10 +231,11 @@ export class Lexer {
     while (b[p] >= 48 && b[p] <= 57) value = value * 10 + (b[p++] - 48);
     if (b[p] === 46) {
       p++;
-      let scale = 0.1;
+      // The place values 0.1, 0.1 / 10, ... from a table (the same doubles the divisions give).
+      let k = 0;
       while (b[p] >= 48 && b[p] <= 57) {
-        value += (b[p++] - 48) * scale;
-        scale /= 10;
+        value += (b[p++] - 48) * (k < PLACES.length ? PLACES[k] : placeValue(k));
+        k++;
       }
     }
     while (p < b.length && !STOP[b[p]]) p++;
@@ -231,7 +273,7 @@ export class Lexer {
     while (p < b.length && b[p] !== C.RPAREN && b[p] !== C.BACKSLASH && b[p] !== C.LPAREN) p++;
     if (b[p] === C.RPAREN) {
       this.pos = p + 1;
-      return new PdfString(b.subarray(start, p));
+      return new PdfString(b, start, p);
     }
     const out: number[] = [];
     for (let i = start; i < p; i++) out.push(b[i]);
@@ -261,7 +303,7 @@ export class Lexer {
       } else if (e !== undefined) out.push(e);
     }
     this.pos = p;
-    return new PdfString(Uint8Array.from(out));
+    return PdfString.of(Uint8Array.from(out));
   }
 
   private hex(): PdfString {
@@ -280,7 +322,7 @@ export class Lexer {
     }
     if (high >= 0) out.push(high * 16);
     this.pos = p + 1;
-    return new PdfString(Uint8Array.from(out));
+    return PdfString.of(Uint8Array.from(out));
   }
 
   private array(depth: number): PdfValue[] {
@@ -288,6 +330,11 @@ export class Lexer {
     const out: PdfValue[] = [];
     for (;;) {
       const v = this.next(depth + 1);
+      // Most elements (a TJ array's kerning) are numbers: no further tests for them.
+      if (typeof v === 'number') {
+        out.push(v);
+        continue;
+      }
       if (v === END_ARRAY) return out;
       if (v === undefined || v === END_DICT) throw new Unsupported('unterminated array');
       if (v instanceof Op) {
