@@ -295,6 +295,22 @@ export function segments(block: Block): Block[] {
     cur.push(l);
   }
   if (cur.length) out.push(cur);
+  // A name in a typewriter font that ends up alone on a prose line ("... compatibility with /
+  // longtable.") is the paragraph's last words, not a listing: one short monospaced line, at
+  // the paragraph's left edge, after a line with no sentence end, ending in punctuation, stays
+  // in the text.
+  for (let i = 1; i < out.length; i++) {
+    const [line] = out[i];
+    const prev = out[i - 1];
+    const last = prev[prev.length - 1];
+    if (out[i].length !== 1 || isMonoFragment(prev[0]) || endsSentence(last.text) || line.text.trim().split(/\s+/).length > 3) continue;
+    // It ends as prose does (a full stop or comma, perhaps a footnote mark): a listing's line does not.
+    if (!/[.,;:!?]["'’”)\]]?\d?$/.test(line.text.trim())) continue;
+    if (Math.abs(line.x0 - Math.min(...prev.map((l) => l.x0))) > 2) continue;
+    prev.push(line, ...(out[i + 1] ?? []));
+    out.splice(i, out[i + 1] ? 2 : 1);
+    i--;
+  }
   if (out.length === 1) return [block];
   return out.map((lines) => ({
     lines,
@@ -421,6 +437,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const headingLevel = (seg: Block, it: { bold: boolean; note?: boolean }, page: number): number | null => {
     if (it.note || seg.lines.length > 3) return null;
     const sized = levelOf(seg.size) ?? numberedLevel(seg, it.bold);
+    // A date under the title is set large but names no section (the title page's \date).
+    if (sized !== null && sized > 1 && page === 1 && isTitlePageDate(seg)) return null;
     if (!outline) return sized;
     const depth = outline.depthOf(seg, page, it.bold);
     if (depth !== null) return Math.min(6, depth + outline.offset);
@@ -613,6 +631,18 @@ function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], segments
     offset: title ? 1 : 0,
   };
 }
+
+const MONTH = '(?:January|February|March|April|May|June|July|August|September|October|November|December)';
+/**
+ * A line that is a date and nothing more, as a title page prints it: "Printed January 14,
+ * 2020", "(December 2020)", "3 May 2021", "2021-05-03, Version 1.1". Whole-line only, with a
+ * few words a title page puts before its date, so a heading that merely contains a date
+ * ("Changes in May 2021") is not one.
+ */
+const TITLE_PAGE_DATE = new RegExp(
+  `^\\(?(?:(?:Printed|Revised|Updated|Last updated|Dated|Draft|Released|Published|Compiled)(?: on)?:? )?(?:${MONTH} \\d{1,2},? \\d{4}|\\d{1,2} ${MONTH},? \\d{4}|${MONTH},? \\d{4}|\\d{4}-\\d{2}-\\d{2})\\)?(?:,? Version [\\w.-]+)?$`,
+);
+const isTitlePageDate = (b: Block): boolean => TITLE_PAGE_DATE.test(b.lines.map((l) => l.text.trim()).join(' ').replace(/\s+/g, ' '));
 
 /** A bold line or two that reads as a title: a few words, capitalised, no sentence punctuation to go on. */
 function titleLike(b: Block, bold: boolean): boolean {

@@ -10,6 +10,7 @@ import { buildFragments } from '../../src/tools/pdf/fragments.ts';
 import type { TextRun } from '../../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
 import type { Fragment } from '../../src/tools/pdf/page-layout.ts';
+import { segments } from '../../src/tools/pdf-md.tool.ts';
 
 const vocabOf = (...lines: string[]) => {
   const v = new Vocabulary();
@@ -122,5 +123,26 @@ describe('tables without rules', () => {
     assert.deepEqual(findAlignedTables(prose, 10, () => false), []);
     const list = ['Partition the site set.', 'Compute a perfect phylogeny.', 'Use dynamic programming.'].flatMap((t, i) => [cell(`${i + 1}`, 80, 100 + i * 14), cell(t, 110, 100 + i * 14)]);
     assert.deepEqual(findAlignedTables(list, 10, () => false), []);
+  });
+});
+
+describe('a monospaced name at the end of a prose paragraph', () => {
+  /** One line of the block: a fragment of one run in `font`, at the left edge unless x0 says otherwise. */
+  const line = (text: string, baseline: number, font: string, x0 = 72): Fragment => {
+    const r = { text, x0, x1: x0 + text.length * 5, baseline, top: baseline - 8, bottom: baseline + 2, size: 10, fontId: font };
+    return { ...r, runs: [r] };
+  };
+  const block = (...lines: Fragment[]) => ({ lines, x0: 72, x1: 400, top: lines[0].top, bottom: lines[lines.length - 1].bottom, size: 10, fontId: lines[0].fontId });
+
+  it('stays in the paragraph when it ends it as prose does (fhs: "... must be located in / /dev.")', () => {
+    const b = block(line('For example, device lock files must be placed in /var/lock and devices must be located in', 100, 'Times-Roman'), line('/dev.', 112, 'Courier'));
+    assert.equal(segments(b).length, 1);
+  });
+  it('is still a listing when it ends without punctuation, is indented, follows a sentence end or runs to several lines', () => {
+    const prose = line('normally we do nothing special inside the float, but that can be changed with the doinside option', 100, 'Times-Roman');
+    assert.equal(segments(block(prose, line('45 \\def\\@CTdoinside{\\relax}', 112, 'Courier'))).length, 2, 'no punctuation: a code line');
+    assert.equal(segments(block(prose, line('do.call.', 112, 'Courier', 100))).length, 2, 'indented');
+    assert.equal(segments(block(line('The call is made as follows:', 100, 'Times-Roman'), line('do.call(f, args).', 112, 'Courier'))).length, 2, 'after a sentence end');
+    assert.equal(segments(block(prose, line('x <- 1;', 112, 'Courier'), line('y <- 2;', 124, 'Courier'))).length, 2, 'two lines');
   });
 });
