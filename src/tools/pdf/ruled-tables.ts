@@ -450,18 +450,26 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     // A body line whose every cell goes on with the cell above it (a paragraph cell on several
     // lines: lower case, or anything after a comma or an open parenthesis, after an unfinished
     // line) is part of the row above, not a row. Its first column is empty: a row starts there.
+    // So is a line of one cell under a cell whose last line is words of a paragraph ("Audio
+    // Interchange File" / "Format", "Disables the replacement of \thinspace." / "The stretchable
+    // thinspace is still available as"): a row of its own would have no first cell, and one
+    // word over one word ("\upshape" / "\itshape") is a list of values, each its row.
     const grid: GridCell[][] = [];
+    const lastLine = new Map<GridCell, string>();
     const open = (t: string) => (t.match(/\(/g)?.length ?? 0) > (t.match(/\)/g)?.length ?? 0);
     lines.forEach((line, n) => {
       const above = grid[grid.length - 1];
       const goesOn = (c: GridCell) => {
         const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
-        return c.col > 0 && !!a?.text && !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text));
+        if (c.col === 0 || !a?.text) return false;
+        if (line.length === 1 && /\S\s+\S/.test(lastLine.get(a) ?? a.text)) return true;
+        return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text));
       };
       if (above && n > 0 && !header[n] && !header[n - 1] && line.length && line.every(goesOn)) {
         for (const c of line) {
           const a = above.find((x) => x.col === c.col)!;
           a.text = /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
+          lastLine.set(a, c.text);
         }
       } else grid.push(line);
     });
