@@ -117,6 +117,19 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       i += run.length;
       continue;
     }
+    // A column that one fragment alone opens, a stretched word space after the fragment before
+    // it, while that fragment's column runs past its start on other rows, is the end of a
+    // justified line of that column ("... is run.      (cipher/sha1.c:" over lines as wide as
+    // the whole line): no column.
+    const stray = columns.map((_, k) => {
+      if (k === 0) return false;
+      const at = run.flatMap((r) => r.fragments.map((f, n) => ({ f, prev: r.fragments[n - 1] }))).filter(({ f }) => columnOf(f.x0) === k);
+      if (at.length !== 1) return false;
+      const { f, prev } = at[0];
+      if (!prev || f.x0 - prev.x1 > 2.5 * f.size || columnOf(prev.x0) !== k - 1) return false;
+      return run.some((r) => r.fragments.some((g) => g !== prev && columnOf(g.x0) === k - 1 && g.x1 > f.x0 + f.size));
+    });
+    if (stray.some(Boolean)) columns = columns.filter((_, k) => !stray[k]);
     const accept = (() => {
       if (full.length < 3 || columns.length < 2) return false;
       const cells = columns.map(() => [] as Fragment[]);
