@@ -93,7 +93,11 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
         // that cell's, not new columns.
         const last = columns[columns.length - 1];
         if (fresh.length > 1 && fresh.every((f) => f.x0 > last + tol && r.fragments[r.fragments.indexOf(f) - 1]?.x1 > f.x0 - 2.5 * f.size)) fresh = [];
-        if (fresh.length > 1 || (fresh.length === 1 && fresh[0] === r.fragments[0])) break;
+        // A first column left of every cell so far opens under a header row alone when this row
+        // fills every column and the new one (a header with no head over its first column:
+        // "CPU  Versions  Provider" over "Debian  i386/amd64  squeeze/wheezy  Johannes Ranke").
+        const headless = run.length === 1 && fresh.length === 1 && fresh[0] === r.fragments[0] && fresh[0].x1 < columns[0] - tol && r.fragments.length === columns.length + 1;
+        if (fresh.length > 1 || (fresh.length === 1 && fresh[0] === r.fragments[0] && !headless)) break;
         if (fresh.length === 1) columns = [...columns, fresh[0].x0].sort((a, b) => a - b);
         run.push(r);
         maxStep = Math.max(maxStep, step);
