@@ -187,7 +187,10 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
         used.push(above.fragments[0]);
       }
     }
-    for (const r of run) {
+    // The step between the lines of a wrapped cell: the run's smallest. Rows set further apart
+    // than that (Texinfo's @table puts space between items) tell a row from a wrapped line.
+    const lineStep = Math.min(...run.slice(1).map((r, n) => r.baseline - run[n].baseline));
+    run.forEach((r, n) => {
       const cells: string[] = columns.map(() => '');
       for (const f of r.fragments) {
         const k = Math.max(0, columnOf(f.x0));
@@ -198,14 +201,18 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       if (out.length && filled === 1) {
         const k = cells.findIndex(Boolean);
         const last = out[out.length - 1];
+        // A first cell alone as far below the row above as rows are apart, not lines, is a row
+        // of its own: a term with no description ("Rdconv" over "Rd2txt  Convert Rd format
+        // ..."), or one too long for the column, its description on the next line ("javareconf").
+        const apart = k === 0 && n > 0 && r.baseline - run[n - 1].baseline > 1.3 * lineStep;
         // Under a later column, or under the first when the row above has its first cell only partly set.
-        if (k > 0 || last.slice(1).some(Boolean)) {
+        if (k > 0 || (last.slice(1).some(Boolean) && !apart)) {
           last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
-          continue;
+          return;
         }
       }
       out.push(cells);
-    }
+    });
     // Columns nobody uses (a stray x-position) go.
     const keep = columns.map((_, k) => out.some((row) => row[k]));
     const rowsOut = out.map((row) => row.filter((_, k) => keep[k]));
