@@ -201,6 +201,22 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
       if (vs.x0 >= hs.x0 - TOL && vs.x0 <= hs.x1 + TOL && hs.y0 >= vs.y0 - TOL && hs.y0 <= vs.y1 + TOL) parent[find(i)] = find(j);
     }
   }
+  // A double rule (\hline\hline under a header) cuts the vertical rules: the grids above and
+  // below it, framed at the same x-positions and only the rule's gap apart, are one table.
+  const boxes = new Map<number, { x0: number; x1: number; top: number; bottom: number }>();
+  all.forEach((e, i) => {
+    if (e.horizontal) return;
+    const root = find(i);
+    const b = boxes.get(root);
+    if (!b) boxes.set(root, { x0: e.s.x0, x1: e.s.x0, top: e.s.y0, bottom: e.s.y1 });
+    else Object.assign(b, { x0: Math.min(b.x0, e.s.x0), x1: Math.max(b.x1, e.s.x0), top: Math.min(b.top, e.s.y0), bottom: Math.max(b.bottom, e.s.y1) });
+  });
+  const framed = [...boxes.entries()];
+  for (const [ra, a] of framed) {
+    for (const [rb, b] of framed) {
+      if (ra !== rb && a.x1 - a.x0 > 10 && Math.abs(a.x0 - b.x0) <= TOL && Math.abs(a.x1 - b.x1) <= TOL && b.top - a.bottom >= 0 && b.top - a.bottom <= 4) parent[find(ra)] = find(rb);
+    }
+  }
   const groups = new Map<number, typeof all>();
   all.forEach((e, i) => {
     const root = find(i);
