@@ -225,7 +225,7 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
   });
   const tables: Table[] = [];
   for (const group of groups.values()) {
-    const ys = cluster(group.filter((e) => e.horizontal).map((e) => e.s.y0), TOL);
+    let ys = cluster(group.filter((e) => e.horizontal).map((e) => e.s.y0), TOL);
     const ruledXs = cluster(group.filter((e) => !e.horizontal).map((e) => e.s.x0), TOL);
     if (ys.length < 2 || ruledXs.length < 2) continue;
     const box = { x0: ruledXs[0], x1: ruledXs[ruledXs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
@@ -236,6 +236,11 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
     // Only in a grid with an inner rule: a frame round a chart with its axis labels is no table.
     const unruled = ruledXs.length >= 3 ? unruledBounds(ruledXs, inside) : [];
     const xs = [...ruledXs, ...unruled].sort((a, b) => a - b);
+    // Rows without a rule between them (a tabular with \hline only round its header and its
+    // end): a band between two rules whose every line has text in the same columns, two or
+    // more of them, holds a row per line, not one cell of several lines per column.
+    const between = bandLines(ys, xs, inside);
+    if (between.length) ys = [...ys, ...between].sort((a, b) => a - b);
     const cells: TextRun[][][] = ys.slice(1).map(() => xs.slice(1).map(() => []));
     for (const r of inside) {
       const cx = (r.x0 + r.x1) / 2;
@@ -244,7 +249,7 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
       const col = xs.findIndex((x, k) => k > 0 && cx < x) - 1;
       if (row >= 0 && col >= 0) cells[row][col].push(r);
     }
-    const spanned = spansOf(group, xs, ys, unruled);
+    const spanned = spansOf(group, xs, ys, unruled, between);
     if (spanned) {
       const grid = spanned.map((row) => row.map((c) => ({ ...c, text: cellText(c.members.flatMap(([r, k]) => cells[r][k])) })));
       const rows = grid.map((row) => {
@@ -267,6 +272,41 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
     if (rows.length >= 1 && xs.length >= 3) tables.push({ ...box, rows });
   }
   return tables;
+}
+
+/**
+ * Row bounds inside the bands between a grid's horizontal rules: between the lines of a band
+ * whose every line has text in the same two or more columns (three lines or more, or two whose
+ * second goes on with no cell of the first: no lower-case start, nothing after a comma or hyphen).
+ */
+function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
+  const out: number[] = [];
+  const colOf = (r: TextRun) => xs.findIndex((x, k) => k > 0 && (r.x0 + r.x1) / 2 < x) - 1;
+  for (let b = 0; b + 1 < ys.length; b++) {
+    const band = runs.filter((r) => r.baseline - r.size * 0.3 > ys[b] && r.baseline - r.size * 0.3 < ys[b + 1]);
+    if (band.length < 4) continue;
+    const size = band.reduce((a, r) => a + r.size, 0) / band.length;
+    const lines: TextRun[][] = [];
+    for (const r of [...band].sort((a, c) => a.baseline - c.baseline)) {
+      const last = lines[lines.length - 1];
+      if (last && r.baseline - last[0].baseline <= 0.35 * size) last.push(r);
+      else lines.push([r]);
+    }
+    if (lines.length < 2) continue;
+    const sets = lines.map((l) => [...new Set(l.map(colOf))].sort((a, c) => a - c).join(','));
+    if (sets[0].split(',').length < 2 || sets.some((x) => x !== sets[0])) continue;
+    if (lines.length === 2) {
+      const text = (l: TextRun[], k: number) => l.filter((r) => colOf(r) === k).sort((a, c) => a.x0 - c.x0).map((r) => r.text).join(' ').trim();
+      const cols = sets[0].split(',').map(Number);
+      if (cols.some((k) => /^[\p{Ll}(]/u.test(text(lines[1], k)) || /[,-]$/.test(text(lines[0], k)))) continue;
+    }
+    for (let n = 1; n < lines.length; n++) {
+      const top = Math.min(...lines[n].map((r) => r.baseline - r.size * 0.8));
+      const bottom = Math.max(...lines[n - 1].map((r) => r.baseline));
+      out.push((top + bottom) / 2);
+    }
+  }
+  return out;
 }
 
 /**
@@ -298,13 +338,13 @@ function unruledBounds(ruledXs: number[], runs: TextRun[]): number[] {
  * Null when every grid cell is closed (a plain table), or when the joined shapes are not
  * rectangles (rules that only partly frame the text: no cell structure to trust).
  */
-function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys: number[], unruled: number[]) {
+function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys: number[], unruled: number[], between: number[] = []) {
   const rowsN = ys.length - 1;
   const colsN = xs.length - 1;
   const vertical = group.filter((e) => !e.horizontal).map((e) => e.s);
   const horizontal = group.filter((e) => e.horizontal).map((e) => e.s);
   const ruledV = (x: number, y: number) => unruled.includes(x) || vertical.some((s) => Math.abs(s.x0 - x) <= TOL && s.y0 <= y && s.y1 >= y);
-  const ruledH = (y: number, x: number) => horizontal.some((s) => Math.abs(s.y0 - y) <= TOL && s.x0 <= x && s.x1 >= x);
+  const ruledH = (y: number, x: number) => between.includes(y) || horizontal.some((s) => Math.abs(s.y0 - y) <= TOL && s.x0 <= x && s.x1 >= x);
   const id = (r: number, k: number) => r * colsN + k;
   const parent = Array.from({ length: rowsN * colsN }, (_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
@@ -500,12 +540,27 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
   return tables;
 }
 
+/**
+ * Vertical rules drawn a row at a time (a tabular's "|" without \hline between its rows: one
+ * piece per row, end to end) as one rule each, so every piece reaches the rules that close the table.
+ */
+function joinVertical(vertical: Segment[]): Segment[] {
+  const sorted = [...vertical].sort((a, b) => a.x0 - b.x0 || a.y0 - b.y0);
+  const out: Segment[] = [];
+  for (const s of sorted) {
+    const last = out[out.length - 1];
+    if (last && Math.abs(s.x0 - last.x0) <= 0.5 && s.y0 <= last.y1 + TOL) last.y1 = Math.max(last.y1, s.y1);
+    else out.push({ ...s });
+  }
+  return out;
+}
+
 export function findTables(segments: Segment[], fragments: Fragment[]): Table[] {
   const horizontal = segments.filter((s) => s.y1 - s.y0 <= 1 && s.x1 - s.x0 >= 10);
   const vertical = segments.filter((s) => s.x1 - s.x0 <= 1 && s.y1 - s.y0 >= 5);
   // Vector drawings (charts, maps) have thousands of strokes and no tables worth the quadratic search.
   if (horizontal.length < 2 || horizontal.length + vertical.length > 2000) return [];
   const runs = fragments.flatMap((f) => f.runs);
-  const grids = gridTables(horizontal, vertical, runs);
+  const grids = gridTables(horizontal, joinVertical(vertical), runs);
   return [...grids, ...ruleStackTables(horizontal, runs, grids)];
 }
