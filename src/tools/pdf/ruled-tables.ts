@@ -276,8 +276,9 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
 
 /**
  * Row bounds inside the bands between a grid's horizontal rules: between the lines of a band
- * whose every line has text in the same two or more columns (three lines or more, or two whose
- * second goes on with no cell of the first: no lower-case start, nothing after a comma or hyphen).
+ * whose every line has text in the same two or more columns and goes on with no cell of the
+ * line above (no lower-case start, nothing after a comma or hyphen: cells on several lines
+ * side by side stay cells).
  */
 function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
   const out: number[] = [];
@@ -295,11 +296,9 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
     if (lines.length < 2) continue;
     const sets = lines.map((l) => [...new Set(l.map(colOf))].sort((a, c) => a - c).join(','));
     if (sets[0].split(',').length < 2 || sets.some((x) => x !== sets[0])) continue;
-    if (lines.length === 2) {
-      const text = (l: TextRun[], k: number) => l.filter((r) => colOf(r) === k).sort((a, c) => a.x0 - c.x0).map((r) => r.text).join(' ').trim();
-      const cols = sets[0].split(',').map(Number);
-      if (cols.some((k) => /^[\p{Ll}(]/u.test(text(lines[1], k)) || /[,-]$/.test(text(lines[0], k)))) continue;
-    }
+    const text = (l: TextRun[], k: number) => l.filter((r) => colOf(r) === k).sort((a, c) => a.x0 - c.x0).map((r) => r.text).join(' ').trim();
+    const cols = sets[0].split(',').map(Number);
+    if (lines.some((l, n) => n > 0 && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,-]$/.test(text(lines[n - 1], k))))) continue;
     for (let n = 1; n < lines.length; n++) {
       const top = Math.min(...lines[n].map((r) => r.baseline - r.size * 0.8));
       const bottom = Math.max(...lines[n - 1].map((r) => r.baseline));
