@@ -125,8 +125,9 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
     // it, while that fragment's column runs past its start on other rows, is the end of a
     // justified line of that column ("... is run.      (cipher/sha1.c:" over lines as wide as
     // the whole line): no column.
+    // (Only with three columns or more: without the stray one, two are left to make a table.)
     const stray = columns.map((_, k) => {
-      if (k === 0) return false;
+      if (k === 0 || columns.length < 3) return false;
       const at = run.flatMap((r) => r.fragments.map((f, n) => ({ f, prev: r.fragments[n - 1] }))).filter(({ f }) => columnOf(f.x0) === k);
       if (at.length !== 1) return false;
       const { f, prev } = at[0];
