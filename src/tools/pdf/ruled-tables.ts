@@ -226,8 +226,22 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
   const tables: Table[] = [];
   for (const group of groups.values()) {
     let ys = cluster(group.filter((e) => e.horizontal).map((e) => e.s.y0), TOL);
-    const ruledXs = cluster(group.filter((e) => !e.horizontal).map((e) => e.s.x0), TOL);
+    let ruledXs = cluster(group.filter((e) => !e.horizontal).map((e) => e.s.x0), TOL);
     if (ys.length < 2 || ruledXs.length < 2) continue;
+    // A grid open on a side ("{l|c|c|}" under a header row with no rule above it: a decision
+    // table's corner left blank): horizontal rules reaching past the first vertical one, or
+    // vertical ones rising above the first horizontal one, bound a column or a row of text.
+    const hs = group.filter((e) => e.horizontal).map((e) => e.s);
+    const vs = group.filter((e) => !e.horizontal).map((e) => e.s);
+    const left = Math.min(...hs.map((h) => h.x0));
+    const right = Math.max(...hs.map((h) => h.x1));
+    const above = Math.min(...vs.map((v) => v.y0));
+    const below = Math.max(...vs.map((v) => v.y1));
+    const textIn = (x0: number, x1: number, y0: number, y1: number) => runs.some((r) => inBox(r, { x0, x1, top: y0, bottom: y1 }));
+    if (ruledXs.length >= 3 && left < ruledXs[0] - 10 && textIn(left, ruledXs[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
+    if (ruledXs.length >= 3 && right > ruledXs[ruledXs.length - 1] + 10 && textIn(ruledXs[ruledXs.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
+    if (ruledXs.length >= 3 && above < ys[0] - 5 && textIn(ruledXs[0], ruledXs[ruledXs.length - 1], above, ys[0])) ys = [above, ...ys];
+    if (ruledXs.length >= 3 && below > ys[ys.length - 1] + 5 && textIn(ruledXs[0], ruledXs[ruledXs.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
     const box = { x0: ruledXs[0], x1: ruledXs[ruledXs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
     const inside = runs.filter((r) => inBox(r, box));
     if (!inside.length) continue;
