@@ -238,10 +238,15 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
     const above = Math.min(...vs.map((v) => v.y0));
     const below = Math.max(...vs.map((v) => v.y1));
     const textIn = (x0: number, x1: number, y0: number, y1: number) => runs.some((r) => inBox(r, { x0, x1, top: y0, bottom: y1 }));
-    if (ruledXs.length >= 3 && left < ruledXs[0] - 10 && textIn(left, ruledXs[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
-    if (ruledXs.length >= 3 && right > ruledXs[ruledXs.length - 1] + 10 && textIn(ruledXs[ruledXs.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
-    if (ruledXs.length >= 3 && above < ys[0] - 5 && textIn(ruledXs[0], ruledXs[ruledXs.length - 1], above, ys[0])) ys = [above, ...ys];
-    if (ruledXs.length >= 3 && below > ys[ys.length - 1] + 5 && textIn(ruledXs[0], ruledXs[ruledXs.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
+    // Only where every rule of the other direction reaches as far (the rules of a table are
+    // of one length; the bars of a chart are not).
+    const xs0 = ruledXs;
+    const allH = (f: (h: Segment) => boolean) => hs.every(f);
+    const allV = (f: (v: Segment[]) => boolean) => xs0.every((x) => f(vs.filter((v) => Math.abs(v.x0 - x) <= TOL)));
+    if (xs0.length >= 3 && left < xs0[0] - 10 && allH((h) => h.x0 <= left + TOL) && textIn(left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
+    if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allH((h) => h.x1 >= right - TOL) && textIn(xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
+    if (xs0.length >= 3 && above < ys[0] - 5 && allV((v) => v.some((s) => s.y0 <= above + TOL)) && textIn(xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
+    if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allV((v) => v.some((s) => s.y1 >= below - TOL)) && textIn(xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
     const box = { x0: ruledXs[0], x1: ruledXs[ruledXs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
     const inside = runs.filter((r) => inBox(r, box));
     if (!inside.length) continue;
