@@ -148,7 +148,11 @@ export const isMonoFragment = (f: Fragment): boolean => {
     all += r.text.length;
     if (isMonoFont(r.fontId)) mono += r.text.length;
   }
-  return all > 0 && mono >= 0.8 * all;
+  if (all > 0 && mono >= 0.8 * all) return true;
+  // A listing's comment in the text font after a typewriter comment mark (Texinfo's @r{} in
+  // @example: "# Extract those elements") is a line of the listing, not prose beside it.
+  const first = f.runs[0];
+  return f.runs.length > 1 && first !== undefined && /^\s*(?:#|\/\/|;|%|--)(?:\s|$)/.test(first.text) && isMonoFont(first.fontId);
 };
 
 /**

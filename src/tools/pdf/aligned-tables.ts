@@ -93,7 +93,11 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
         // that cell's, not new columns.
         const last = columns[columns.length - 1];
         if (fresh.length > 1 && fresh.every((f) => f.x0 > last + tol && r.fragments[r.fragments.indexOf(f) - 1]?.x1 > f.x0 - 2.5 * f.size)) fresh = [];
-        if (fresh.length > 1 || (fresh.length === 1 && fresh[0] === r.fragments[0])) break;
+        // A first column left of every cell so far opens under a header row alone when this row
+        // fills every column and the new one (a header with no head over its first column:
+        // "CPU  Versions  Provider" over "Debian  i386/amd64  squeeze/wheezy  Johannes Ranke").
+        const headless = run.length === 1 && fresh.length === 1 && fresh[0] === r.fragments[0] && fresh[0].x1 < columns[0] - tol && r.fragments.length === columns.length + 1;
+        if (fresh.length > 1 || (fresh.length === 1 && fresh[0] === r.fragments[0] && !headless)) break;
         if (fresh.length === 1) columns = [...columns, fresh[0].x0].sort((a, b) => a - b);
         run.push(r);
         maxStep = Math.max(maxStep, step);
@@ -117,6 +121,20 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       i += run.length;
       continue;
     }
+    // A column that one fragment alone opens, a stretched word space after the fragment before
+    // it, while that fragment's column runs past its start on other rows, is the end of a
+    // justified line of that column ("... is run.      (cipher/sha1.c:" over lines as wide as
+    // the whole line): no column.
+    // (Only with three columns or more: without the stray one, two are left to make a table.)
+    const stray = columns.map((_, k) => {
+      if (k === 0 || columns.length < 3) return false;
+      const at = run.flatMap((r) => r.fragments.map((f, n) => ({ f, prev: r.fragments[n - 1] }))).filter(({ f }) => columnOf(f.x0) === k);
+      if (at.length !== 1) return false;
+      const { f, prev } = at[0];
+      if (!prev || f.x0 - prev.x1 > 2.5 * f.size || columnOf(prev.x0) !== k - 1) return false;
+      return run.some((r) => r.fragments.some((g) => g !== prev && columnOf(g.x0) === k - 1 && g.x1 > f.x0 + f.size));
+    });
+    if (stray.some(Boolean)) columns = columns.filter((_, k) => !stray[k]);
     const accept = (() => {
       if (full.length < 3 || columns.length < 2) return false;
       const cells = columns.map(() => [] as Fragment[]);
@@ -170,7 +188,10 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
         used.push(above.fragments[0]);
       }
     }
-    for (const r of run) {
+    // The step between the lines of a wrapped cell: the run's smallest. Rows set further apart
+    // than that (Texinfo's @table puts space between items) tell a row from a wrapped line.
+    const lineStep = Math.min(...run.slice(1).map((r, n) => r.baseline - run[n].baseline));
+    run.forEach((r, n) => {
       const cells: string[] = columns.map(() => '');
       for (const f of r.fragments) {
         const k = Math.max(0, columnOf(f.x0));
@@ -181,14 +202,18 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       if (out.length && filled === 1) {
         const k = cells.findIndex(Boolean);
         const last = out[out.length - 1];
+        // A first cell alone as far below the row above as rows are apart, not lines, is a row
+        // of its own: a term with no description ("Rdconv" over "Rd2txt  Convert Rd format
+        // ..."), or one too long for the column, its description on the next line ("javareconf").
+        const apart = k === 0 && n > 0 && r.baseline - run[n - 1].baseline > 1.3 * lineStep;
         // Under a later column, or under the first when the row above has its first cell only partly set.
-        if (k > 0 || last.slice(1).some(Boolean)) {
+        if (k > 0 || (last.slice(1).some(Boolean) && !apart)) {
           last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
-          continue;
+          return;
         }
       }
       out.push(cells);
-    }
+    });
     // Columns nobody uses (a stray x-position) go.
     const keep = columns.map((_, k) => out.some((row) => row[k]));
     const rowsOut = out.map((row) => row.filter((_, k) => keep[k]));

@@ -210,6 +210,22 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
       if (vs.x0 >= hs.x0 - TOL && vs.x0 <= hs.x1 + TOL && hs.y0 >= vs.y0 - TOL && hs.y0 <= vs.y1 + TOL) parent[find(i)] = find(j);
     }
   }
+  // A double rule (\hline\hline under a header) cuts the vertical rules: the grids above and
+  // below it, framed at the same x-positions and only the rule's gap apart, are one table.
+  const boxes = new Map<number, { x0: number; x1: number; top: number; bottom: number }>();
+  all.forEach((e, i) => {
+    if (e.horizontal) return;
+    const root = find(i);
+    const b = boxes.get(root);
+    if (!b) boxes.set(root, { x0: e.s.x0, x1: e.s.x0, top: e.s.y0, bottom: e.s.y1 });
+    else Object.assign(b, { x0: Math.min(b.x0, e.s.x0), x1: Math.max(b.x1, e.s.x0), top: Math.min(b.top, e.s.y0), bottom: Math.max(b.bottom, e.s.y1) });
+  });
+  const framed = [...boxes.entries()];
+  for (const [ra, a] of framed) {
+    for (const [rb, b] of framed) {
+      if (ra !== rb && a.x1 - a.x0 > 10 && Math.abs(a.x0 - b.x0) <= TOL && Math.abs(a.x1 - b.x1) <= TOL && b.top - a.bottom >= 0 && b.top - a.bottom <= 4) parent[find(ra)] = find(rb);
+    }
+  }
   const groups = new Map<number, typeof all>();
   all.forEach((e, i) => {
     const root = find(i);
@@ -218,9 +234,28 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
   });
   const tables: Table[] = [];
   for (const group of groups.values()) {
-    const ys = cluster(group.filter((e) => e.horizontal).map((e) => e.s.y0), TOL);
-    const ruledXs = cluster(group.filter((e) => !e.horizontal).map((e) => e.s.x0), TOL);
+    let ys = cluster(group.filter((e) => e.horizontal).map((e) => e.s.y0), TOL);
+    let ruledXs = cluster(group.filter((e) => !e.horizontal).map((e) => e.s.x0), TOL);
     if (ys.length < 2 || ruledXs.length < 2) continue;
+    // A grid open on a side ("{l|c|c|}" under a header row with no rule above it: a decision
+    // table's corner left blank): horizontal rules reaching past the first vertical one, or
+    // vertical ones rising above the first horizontal one, bound a column or a row of text.
+    const hs = group.filter((e) => e.horizontal).map((e) => e.s);
+    const vs = group.filter((e) => !e.horizontal).map((e) => e.s);
+    const left = Math.min(...hs.map((h) => h.x0));
+    const right = Math.max(...hs.map((h) => h.x1));
+    const above = Math.min(...vs.map((v) => v.y0));
+    const below = Math.max(...vs.map((v) => v.y1));
+    const textIn = (x0: number, x1: number, y0: number, y1: number) => runs.some((r) => inBox(r, { x0, x1, top: y0, bottom: y1 }));
+    // Only where every rule of the other direction reaches as far (the rules of a table are
+    // of one length; the bars of a chart are not).
+    const xs0 = ruledXs;
+    const allH = (f: (h: Segment) => boolean) => hs.every(f);
+    const allV = (f: (v: Segment[]) => boolean) => xs0.every((x) => f(vs.filter((v) => Math.abs(v.x0 - x) <= TOL)));
+    if (xs0.length >= 3 && left < xs0[0] - 10 && allH((h) => h.x0 <= left + TOL) && textIn(left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
+    if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allH((h) => h.x1 >= right - TOL) && textIn(xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
+    if (xs0.length >= 3 && above < ys[0] - 5 && allV((v) => v.some((s) => s.y0 <= above + TOL)) && textIn(xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
+    if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allV((v) => v.some((s) => s.y1 >= below - TOL)) && textIn(xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
     const box = { x0: ruledXs[0], x1: ruledXs[ruledXs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
     const inside = runs.filter((r) => inBox(r, box));
     if (!inside.length) continue;
@@ -229,6 +264,11 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
     // Only in a grid with an inner rule: a frame round a chart with its axis labels is no table.
     const unruled = ruledXs.length >= 3 ? unruledBounds(ruledXs, inside) : [];
     const xs = [...ruledXs, ...unruled].sort((a, b) => a - b);
+    // Rows without a rule between them (a tabular with \hline only round its header and its
+    // end): a band between two rules whose every line has text in the same columns, two or
+    // more of them, holds a row per line, not one cell of several lines per column.
+    const between = bandLines(ys, xs, inside);
+    if (between.length) ys = [...ys, ...between].sort((a, b) => a - b);
     const cells: TextRun[][][] = ys.slice(1).map(() => xs.slice(1).map(() => []));
     for (const r of inside) {
       const cx = (r.x0 + r.x1) / 2;
@@ -237,7 +277,7 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
       const col = xs.findIndex((x, k) => k > 0 && cx < x) - 1;
       if (row >= 0 && col >= 0) cells[row][col].push(r);
     }
-    const spanned = spansOf(group, xs, ys, unruled);
+    const spanned = spansOf(group, xs, ys, unruled, between);
     if (spanned) {
       const grid = spanned.map((row) => row.map((c) => ({ ...c, text: cellText(c.members.flatMap(([r, k]) => cells[r][k])) })));
       const rows = grid.map((row) => {
@@ -260,6 +300,40 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
     if (rows.length >= 1 && xs.length >= 3) tables.push({ ...box, rows });
   }
   return tables;
+}
+
+/**
+ * Row bounds inside the bands between a grid's horizontal rules: between the lines of a band
+ * whose every line has text in the same two or more columns and goes on with no cell of the
+ * line above (no lower-case start, nothing after a comma or hyphen: cells on several lines
+ * side by side stay cells).
+ */
+function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
+  const out: number[] = [];
+  const colOf = (r: TextRun) => xs.findIndex((x, k) => k > 0 && (r.x0 + r.x1) / 2 < x) - 1;
+  for (let b = 0; b + 1 < ys.length; b++) {
+    const band = runs.filter((r) => r.baseline - r.size * 0.3 > ys[b] && r.baseline - r.size * 0.3 < ys[b + 1]);
+    if (band.length < 4) continue;
+    const size = band.reduce((a, r) => a + r.size, 0) / band.length;
+    const lines: TextRun[][] = [];
+    for (const r of [...band].sort((a, c) => a.baseline - c.baseline)) {
+      const last = lines[lines.length - 1];
+      if (last && r.baseline - last[0].baseline <= 0.35 * size) last.push(r);
+      else lines.push([r]);
+    }
+    if (lines.length < 2) continue;
+    const sets = lines.map((l) => [...new Set(l.map(colOf))].sort((a, c) => a - c).join(','));
+    if (sets[0].split(',').length < 2 || sets.some((x) => x !== sets[0])) continue;
+    const text = (l: TextRun[], k: number) => l.filter((r) => colOf(r) === k).sort((a, c) => a.x0 - c.x0).map((r) => r.text).join(' ').trim();
+    const cols = sets[0].split(',').map(Number);
+    if (lines.some((l, n) => n > 0 && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,-]$/.test(text(lines[n - 1], k))))) continue;
+    for (let n = 1; n < lines.length; n++) {
+      const top = Math.min(...lines[n].map((r) => r.baseline - r.size * 0.8));
+      const bottom = Math.max(...lines[n - 1].map((r) => r.baseline));
+      out.push((top + bottom) / 2);
+    }
+  }
+  return out;
 }
 
 /**
@@ -291,13 +365,13 @@ function unruledBounds(ruledXs: number[], runs: TextRun[]): number[] {
  * Null when every grid cell is closed (a plain table), or when the joined shapes are not
  * rectangles (rules that only partly frame the text: no cell structure to trust).
  */
-function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys: number[], unruled: number[]) {
+function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys: number[], unruled: number[], between: number[] = []) {
   const rowsN = ys.length - 1;
   const colsN = xs.length - 1;
   const vertical = group.filter((e) => !e.horizontal).map((e) => e.s);
   const horizontal = group.filter((e) => e.horizontal).map((e) => e.s);
   const ruledV = (x: number, y: number) => unruled.includes(x) || vertical.some((s) => Math.abs(s.x0 - x) <= TOL && s.y0 <= y && s.y1 >= y);
-  const ruledH = (y: number, x: number) => horizontal.some((s) => Math.abs(s.y0 - y) <= TOL && s.x0 <= x && s.x1 >= x);
+  const ruledH = (y: number, x: number) => between.includes(y) || horizontal.some((s) => Math.abs(s.y0 - y) <= TOL && s.x0 <= x && s.x1 >= x);
   const id = (r: number, k: number) => r * colsN + k;
   const parent = Array.from({ length: rowsN * colsN }, (_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
@@ -459,18 +533,26 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     // A body line whose every cell goes on with the cell above it (a paragraph cell on several
     // lines: lower case, or anything after a comma or an open parenthesis, after an unfinished
     // line) is part of the row above, not a row. Its first column is empty: a row starts there.
+    // So is a line of one cell under a cell whose last line is words of a paragraph ("Audio
+    // Interchange File" / "Format", "Disables the replacement of \thinspace." / "The stretchable
+    // thinspace is still available as"): a row of its own would have no first cell, and one
+    // word over one word ("\upshape" / "\itshape") is a list of values, each its row.
     const grid: GridCell[][] = [];
+    const lastLine = new Map<GridCell, string>();
     const open = (t: string) => (t.match(/\(/g)?.length ?? 0) > (t.match(/\)/g)?.length ?? 0);
     lines.forEach((line, n) => {
       const above = grid[grid.length - 1];
       const goesOn = (c: GridCell) => {
         const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
-        return c.col > 0 && !!a?.text && !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text));
+        if (c.col === 0 || !a?.text) return false;
+        if (line.length === 1 && /\S\s+\S/.test(lastLine.get(a) ?? a.text)) return true;
+        return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text));
       };
       if (above && n > 0 && !header[n] && !header[n - 1] && line.length && line.every(goesOn)) {
         for (const c of line) {
           const a = above.find((x) => x.col === c.col)!;
           a.text = /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
+          lastLine.set(a, c.text);
         }
       } else grid.push(line);
     });
@@ -485,12 +567,27 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
   return tables;
 }
 
+/**
+ * Vertical rules drawn a row at a time (a tabular's "|" without \hline between its rows: one
+ * piece per row, end to end) as one rule each, so every piece reaches the rules that close the table.
+ */
+function joinVertical(vertical: Segment[]): Segment[] {
+  const sorted = [...vertical].sort((a, b) => a.x0 - b.x0 || a.y0 - b.y0);
+  const out: Segment[] = [];
+  for (const s of sorted) {
+    const last = out[out.length - 1];
+    if (last && Math.abs(s.x0 - last.x0) <= 0.5 && s.y0 <= last.y1 + TOL) last.y1 = Math.max(last.y1, s.y1);
+    else out.push({ ...s });
+  }
+  return out;
+}
+
 export function findTables(segments: Segment[], fragments: Fragment[]): Table[] {
   const horizontal = segments.filter((s) => s.y1 - s.y0 <= 1 && s.x1 - s.x0 >= 10);
   const vertical = segments.filter((s) => s.x1 - s.x0 <= 1 && s.y1 - s.y0 >= 5);
   // Vector drawings (charts, maps) have thousands of strokes and no tables worth the quadratic search.
   if (horizontal.length < 2 || horizontal.length + vertical.length > 2000) return [];
   const runs = fragments.flatMap((f) => f.runs);
-  const grids = gridTables(horizontal, vertical, runs);
+  const grids = gridTables(horizontal, joinVertical(vertical), runs);
   return [...grids, ...ruleStackTables(horizontal, runs, grids)];
 }
