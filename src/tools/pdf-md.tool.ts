@@ -446,8 +446,9 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     if (!outline) return sized;
     const depth = outline.depthOf(seg, page, it.bold);
     if (depth !== null) return Math.min(6, depth + outline.offset);
-    // The document's title (the largest size, not bookmarked) stays a heading.
-    return sized === 1 && outline.offset ? 1 : null;
+    // The document's title (the first page's largest block, not bookmarked) stays a heading.
+    const t = outline.title;
+    return t && page === t.page && Math.abs(seg.size - t.size) < 0.25 ? 1 : null;
   };
 
   const out: Part[] = [];
@@ -575,6 +576,8 @@ interface HeadingOutline {
   depthOf(block: Block, page: number, bold: boolean): number | null;
   /** Levels below the document's title when the title is not itself bookmarked. */
   offset: number;
+  /** The document's title (page and size), when it is not bookmarked itself. */
+  title: { page: number; size: number } | null;
 }
 
 /**
@@ -623,8 +626,16 @@ function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], segments
     }
   });
   if (matched.size < 0.5 * entries.length) return null;
-  // A title larger than every bookmarked heading, itself not bookmarked, sits above them all.
-  const title = pages.some((items) => (items ?? []).some((it) => it.kind === 'text' && !it.note && it.block.size > matchedSize * 1.15 && it.block.lines.length <= 3 && !find(it.block, it.block.lines[0].page ?? 0, it.bold)));
+  // A title larger than every bookmarked heading, itself not bookmarked, sits above them all:
+  // the largest such block of the first page with text (large type further on is a figure's,
+  // a demonstration's, never the document's title).
+  let title: { page: number; size: number } | null = null;
+  const first = pages.findIndex((items) => (items ?? []).some((it) => it.kind === 'text'));
+  for (const it of pages[first] ?? []) {
+    if (it.kind !== 'text' || it.note || it.block.size <= matchedSize * 1.15 || it.block.lines.length > 3) continue;
+    if (find(it.block, it.block.lines[0].page ?? first + 1, it.bold)) continue;
+    if (!title || it.block.size > title.size) title = { page: first + 1, size: it.block.size };
+  }
   const minDepth = Math.min(...[...matched.keys()].map((e) => e.depth));
   return {
     depthOf: (b, page, bold) => {
@@ -633,6 +644,7 @@ function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], segments
       return e && matched.get(e) === b.lines[0] ? e.depth - minDepth + 1 : null;
     },
     offset: title ? 1 : 0,
+    title,
   };
 }
 

@@ -9,6 +9,7 @@ import { multiplyMatrix } from '../geometry.ts';
 import { RunBuilder, isSpace, outsideView } from '../run-builder.ts';
 import type { RawPageText, RawRules } from '../text-types.ts';
 import { loadFont, type FastFont } from './fonts.ts';
+import { optionalContent, type OptionalContent } from './optional-content.ts';
 import { readOutline, type FastOutlineEntry } from './outline.ts';
 import { Lexer, Op, PdfObjects, PdfStream, PdfString, Ref, Unsupported, type PdfDict, type PdfValue } from './pdf-objects.ts';
 
@@ -57,6 +58,8 @@ export function openFastText(bytes: Uint8Array, expectedPages: number): FastText
   }
   if (pages.length !== expectedPages) return null;
   const fonts = new Map<PdfValue, FastFont | Unsupported>();
+  // Read on the first page asked for: which optional content the document hides.
+  let hiddenContent: OptionalContent | null | undefined;
   return {
     declined: null,
     outline(maxEntries, maxDepth) {
@@ -79,7 +82,8 @@ export function openFastText(bytes: Uint8Array, expectedPages: number): FastText
       this.declined = page ? null : 'no such page';
       if (!page) return null;
       try {
-        return readPage(objects, fonts, page);
+        if (hiddenContent === undefined) hiddenContent = optionalContent(objects);
+        return readPage(objects, fonts, page, hiddenContent);
       } catch (error) {
         // RangeError: a stack or an allocation too large for a hostile file; PDFium decides.
         if (error instanceof Unsupported || error instanceof RangeError) {
@@ -189,8 +193,12 @@ interface GraphicsState {
   rise: number;
 }
 
-function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupported>, page: PageInfo): RawPageText {
+function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupported>, page: PageInfo, oc: OptionalContent | null): RawPageText {
   const builder = new RunBuilder();
+  // How many of the marked-content sequences open around the current operator are hidden
+  // optional content (optional-content.ts): while any is, nothing is drawn, so no glyph and no
+  // ruling is kept (text positions still advance, as they do when a viewer hides them).
+  let hidden = 0;
   const { viewBox } = page;
   // Painted lines for ruled tables, so PDFium need not load the page for them.
   const rules: RawRules = { strokes: [], fills: [] };
@@ -282,6 +290,8 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
     // The operands of the operator being read: the first `nops` entries. Truncating the array
     // after every operator (length = 0) cost more than interpreting most operators.
     const operands: PdfValue[] = [];
+    // This stream's open marked-content sequences, whether each hides its content.
+    const marked: boolean[] = [];
     let nops = 0;
     // The path under construction, in user space: its straight segments and the box of its
     // points. The current point (cx, cy), the subpath's start (sx, sy), the box and the last
@@ -333,6 +343,7 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
       path[CY] = path[SY];
     };
     const paint = (stroke: boolean, fill: boolean) => {
+      if (hidden > 0) stroke = fill = false;
       if (stroke) for (let i = 0; i < segs.length; i++) rules.strokes.push(segs[i]);
       else if (fill && path[MIN_X] <= path[MAX_X]) rules.fills.push(path[MIN_X], path[MIN_Y], path[MAX_X], path[MAX_Y]);
       segs.length = 0;
@@ -402,7 +413,7 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
         const w = (fw / 1000) * fs;
         const text = font.text(code);
         const advance = (w + gs.charSpacing + (step === 1 && code === 32 ? gs.wordSpacing : 0)) * th;
-        if (text.length > 0) {
+        if (text.length > 0 && hidden === 0) {
           const u = text.codePointAt(0)!;
           const space = isSpace(u) && text.length === 1;
           const glyphOx = x * m0 + m4;
@@ -562,6 +573,7 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
           const xobjects = objects.dict(objects.get(resources, 'XObject'));
           const xobject = typeof name === 'string' ? objects.resolve(xobjects?.get(name)) : undefined;
           if (xobject instanceof PdfStream && objects.get(xobject.dict, 'Subtype') === 'Form') {
+            if (oc?.hidden(xobject.dict.get('OC'))) break;
             if (depth >= MAX_FORM_DEPTH) throw new Unsupported('forms nested too deep');
             const matrix = numbers(objects, xobject.dict.get('Matrix'), 6) as Matrix | null;
             const formResources = objects.dict(xobject.dict.get('Resources')) ?? resources;
@@ -629,6 +641,23 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
         case 'BI':
           skipInlineImage(lex);
           break;
+        case 'BMC':
+          marked.push(false);
+          break;
+        case 'BDC': {
+          // Only /OC sequences hide anything; their operand names a group in /Properties (or is one inline).
+          let hides = false;
+          if (oc && nops >= 2 && operands[nops - 2] === 'OC') {
+            const props = operands[nops - 1];
+            hides = oc.hidden(typeof props === 'string' ? objects.get(objects.dict(objects.get(resources, 'Properties')), props) : props);
+          }
+          marked.push(hides);
+          if (hides) hidden++;
+          break;
+        }
+        case 'EMC':
+          if (marked.pop()) hidden--;
+          break;
         case 'Tr':
         case 'ET':
         default:
@@ -636,6 +665,8 @@ function readPage(objects: PdfObjects, fonts: Map<PdfValue, FastFont | Unsupport
       }
       nops = 0;
     }
+    // A stream that leaves sequences open (a broken form) does not hide what follows it.
+    for (const hides of marked) if (hides) hidden--;
   };
 
   run(pageContent(objects, page.dict), page.resources, [1, 0, 0, 1, 0, 0], 0);
