@@ -2,6 +2,7 @@
  * Runs -> fragments: runs on one baseline with no wide gap between them, a line of a
  * paragraph or a table cell.
  */
+import { boxOf } from './geometry.ts';
 import type { Fragment, TextRun } from './text-types.ts';
 
 export const median = (values: number[]): number => {
@@ -154,18 +155,7 @@ export function makeFragment(runs: TextRun[]): Fragment {
     prev = r;
     if (!isScript(r, maxSize, baseline)) lastNormal = r;
   }
-  // The box (Math.min and Math.max taken pairwise are the same as over all the values at once).
-  let x0 = runs[0].x0;
-  let x1 = runs[0].x1;
-  let top = runs[0].top;
-  let bottom = runs[0].bottom;
-  for (let i = 1; i < runs.length; i++) {
-    const r = runs[i];
-    x0 = Math.min(x0, r.x0);
-    x1 = Math.max(x1, r.x1);
-    top = Math.min(top, r.top);
-    bottom = Math.max(bottom, r.bottom);
-  }
+  const { x0, x1, top, bottom } = boxOf(runs);
   return {
     runs,
     text: collapseSpaces(text),

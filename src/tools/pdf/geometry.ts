@@ -75,3 +75,27 @@ export function displayTransform(viewBox: [number, number, number, number], rota
   const height = sideways ? Math.abs(x1 - x0) : Math.abs(y1 - y0);
   return { transform: [a, b, c, d, offX - a * cx - c * cy, offY - b * cx - d * cy], width, height };
 }
+
+/** What boxOf measures: anything with a box in page space. */
+export interface Boxed {
+  x0: number;
+  x1: number;
+  top: number;
+  bottom: number;
+}
+
+/**
+ * The box around a non-empty list of boxes, in one pass (no arrays of coordinates): the box of
+ * a fragment's runs and of a block's lines.
+ */
+export function boxOf(items: readonly Boxed[]): Boxed {
+  let { x0, x1, top, bottom } = items[0];
+  for (let i = 1; i < items.length; i++) {
+    const b = items[i];
+    x0 = Math.min(x0, b.x0);
+    x1 = Math.max(x1, b.x1);
+    top = Math.min(top, b.top);
+    bottom = Math.max(bottom, b.bottom);
+  }
+  return { x0, x1, top, bottom };
+}

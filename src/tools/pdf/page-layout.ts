@@ -5,6 +5,7 @@
  * landscape pages drawn sideways and upside-down scans with a text layer, so the ordering
  * code below only ever deals with horizontal text.
  */
+import { boxOf } from './geometry.ts';
 import { dominantBy, median, SAME_LINE, sortByKey } from './fragments.ts';
 import type { PdfPage } from './open-pdf.ts';
 import { readPdfiumRuns } from './pdfium-runs.ts';
@@ -207,15 +208,7 @@ const sameRow = (a: Box, b: Box) => Math.abs(a.baseline - b.baseline) <= SAME_LI
 /** Groups fragments (already in reading order) into paragraphs. */
 export function buildBlocks(ordered: Fragment[]): Block[] {
   return groupBlocks(ordered).map((lines) => {
-    // The box in one pass over the lines (no arrays of coordinates per block).
-    let { x0, x1, top, bottom } = lines[0];
-    for (let i = 1; i < lines.length; i++) {
-      const f = lines[i];
-      x0 = Math.min(x0, f.x0);
-      x1 = Math.max(x1, f.x1);
-      top = Math.min(top, f.top);
-      bottom = Math.max(bottom, f.bottom);
-    }
+    const { x0, x1, top, bottom } = boxOf(lines);
     const runs = lines.length === 1 ? lines[0].runs : lines.flatMap((f) => f.runs);
     return {
       lines,
