@@ -71,6 +71,7 @@ export interface PdfDocument {
 }
 
 export interface OutlineEntry {
+  /** Whitespace runs as one space, trimmed (the fast reader's outline.ts gives it the same way). */
   title: string;
   /** 1 for a top-level bookmark, 2 for its children, and so on. */
   depth: number;

@@ -10,7 +10,8 @@ import { RunBuilder, isSpace, outsideView } from '../run-builder.ts';
 import type { RawPageText, RawRules } from '../text-types.ts';
 import { loadFont, type FastFont } from './fonts.ts';
 import { optionalContent, type OptionalContent } from './optional-content.ts';
-import { readOutline, type FastOutlineEntry } from './outline.ts';
+import type { OutlineEntry } from '../open-pdf.ts';
+import { readOutline } from './outline.ts';
 import { Lexer, Op, PdfObjects, PdfStream, PdfString, Ref, Unsupported, type PdfDict, type PdfValue } from './pdf-objects.ts';
 
 export interface FastTextDocument {
@@ -22,7 +23,7 @@ export interface FastTextDocument {
    * The outline as PDFium's bookmark functions give it (outline.ts), or null when it is not
    * plain enough to be sure of that (PDFium reads it then).
    */
-  outline(maxEntries: number, maxDepth: number): FastOutlineEntry[] | null;
+  outline(maxEntries: number, maxDepth: number): OutlineEntry[] | null;
 }
 
 interface PageInfo {

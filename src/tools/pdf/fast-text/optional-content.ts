@@ -37,8 +37,9 @@ export function optionalContent(objects: PdfObjects): OptionalContent | null {
       if (type !== 'OCMD') return false;
       // A visibility expression is a small boolean language of its own: PDFium reads the page.
       if (d.has('VE')) throw new Unsupported('optional content visibility expression');
+      // /OCGs is one group or an array of them.
       const v = objects.get(d, 'OCGs');
-      const members = Array.isArray(v) ? groups(v) : (objects.dict(v) ? [objects.dict(v)!] : []);
+      const members = groups(Array.isArray(v) ? v : v === undefined ? [] : [v]);
       if (members.length === 0) return false;
       const on = members.filter((g) => !off.has(g)).length;
       switch (objects.get(d, 'P') ?? 'AnyOn') {

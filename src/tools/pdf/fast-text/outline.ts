@@ -18,14 +18,9 @@
  * destinations, names outside printable ASCII, a page that is no page) is Unsupported, and
  * the caller asks PDFium for the whole outline: the answer never depends on a guess.
  */
+import type { OutlineEntry } from '../open-pdf.ts';
 import { PdfStream, PdfString, Ref, Unsupported, type PdfDict, type PdfObjects, type PdfValue } from './pdf-objects.ts';
 
-export interface FastOutlineEntry {
-  /** As open-pdf.ts gives it: whitespace runs as one space, trimmed. */
-  title: string;
-  depth: number;
-  page: number | null;
-}
 
 /** PDFium's name tree recursion limit (kNameTreeMaxRecursion). */
 const MAX_NAME_TREE_DEPTH = 32;
@@ -234,9 +229,9 @@ function destPage(objects: PdfObjects, dest: PdfValue[] | null, pageIndex: Map<n
 }
 
 /** The outline, depth first, as open-pdf.ts's PDFium walk gives it (same limits). */
-export function readOutline(objects: PdfObjects, pageIndex: Map<number, number>, maxEntries: number, maxDepth: number): FastOutlineEntry[] {
+export function readOutline(objects: PdfObjects, pageIndex: Map<number, number>, maxEntries: number, maxDepth: number): OutlineEntry[] {
   const catalog = dictOf(objects, objects.trailer.get('Root'));
-  const out: FastOutlineEntry[] = [];
+  const out: OutlineEntry[] = [];
   const seen = new Set<PdfDict>();
   const keys: NameTreeCache = { nodes: new Map(), visits: 0 };
   const walk = (parent: PdfDict | undefined, depth: number) => {
