@@ -49,6 +49,25 @@ describe('line joining after prefixes and before capitals', () => {
   });
 });
 
+describe('line-end hyphens that are the word\'s own (word processors do not hyphenate unless asked)', () => {
+  it('keeps the spelling the document uses more where it writes both', () => {
+    const v = vocabOf('The via-path is used only', 'when no via-path is set', 'a list: via “viapath”');
+    assert.equal(joinLines(['then via-', 'path is used'], v), 'then via-path is used');
+    assert.equal(joinLines(['a re-', 'quest was sent'], vocabOf('a request is a message', 'one re-quest')), 'a re-quest was sent', 'even: the printed hyphen stays');
+    assert.equal(joinLines(['a re-', 'quest was sent'], vocabOf('a request is a message', 'the request again', 'one re-quest')), 'a request was sent');
+  });
+  it('keeps the hyphen after a token that is no plain word', () => {
+    assert.equal(joinLines(['In 3rd-', 'party frames'], vocabOf('outgoing 3rdparty frame')), 'In 3rd-party frames');
+    assert.equal(joinLines(['receive-only serial/tcp-', 'device interfaces'], vocabOf()), 'receive-only serial/tcp-device interfaces');
+    assert.equal(joinLines(['compiled using “--with-', 'erlangstorage” option'], vocabOf()), 'compiled using “--with-erlangstorage” option');
+    assert.equal(joinLines(['the (manip-', 'ulation) of'], vocabOf()), 'the (manipulation) of', 'an opening bracket is no part of the word');
+  });
+  it('keeps the hyphen when the next line goes on with a compound', () => {
+    assert.equal(joinLines(['plus actual hop-', 'by-hop processing'], vocabOf()), 'plus actual hop-by-hop processing');
+    assert.equal(joinLines(['DER manip-', 'ulation-based'], vocabOf('manipulation of it')), 'DER manipulation-based', 'unless the document writes the joined word');
+  });
+});
+
 describe('superscripts and subscripts', () => {
   const run = (text: string, x0: number, x1: number, baseline: number, size = 10): TextRun => ({ text, x0, x1, baseline, top: baseline - 0.8 * size, bottom: baseline + 0.2 * size, size, fontId: 'Times' });
   it('a footnote mark raised above its line stays in that line instead of cutting the paragraph', () => {

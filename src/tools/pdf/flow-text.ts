@@ -4,11 +4,14 @@
  * "the-art", "micro-" + "cavities") apart or together wrongly.
  *
  * The decision uses the document's own words first (no network, no dictionary download):
- * if the document writes the joined word somewhere, join; if it writes the hyphenated pair,
- * or any compound with the same first part ("micro-cavity" for "micro-" + "cavities"),
- * within a line somewhere, keep the hyphen; otherwise a short list of prefixes that usually
- * make compounds keeps the hyphen, and anything else is joined (TeX, FOP and word processors
- * hyphenate words at line ends far more often than a compound happens to break there).
+ * if the document writes the joined word somewhere, join, unless it writes the hyphenated
+ * pair within a line at least as often ("via-path" five times, "viapath" once); if it writes
+ * the pair, or any compound with the same first part ("micro-cavity" for "micro-" +
+ * "cavities"), within a line somewhere, keep the hyphen; a token that is no plain word
+ * ("3rd-", "serial/tcp-", "--with-") or a line that goes on with a compound ("hop-" +
+ * "by-hop") keeps it too; otherwise a short list of prefixes that usually make compounds
+ * keeps the hyphen, and anything else is joined (TeX, FOP and word processors hyphenate
+ * words at line ends far more often than a compound happens to break there).
  */
 
 /** Prefixes that, before a line-end hyphen, usually start a compound ("self-", "non-"). */
@@ -48,12 +51,13 @@ function singleSpaced(s: string): boolean {
 
 export class Vocabulary {
   /**
-   * The document's words, each true when it was seen other than first on a line ("inner"): a
-   * line's first word may be the tail of a word broken at the line before ("mitted" of
-   * "sub-mitted"), which says nothing of the language. One map, one look-up per token.
+   * The document's words, each with how often it was seen other than first on a line ("inner";
+   * 0: only first): a line's first word may be the tail of a word broken at the line before
+   * ("mitted" of "sub-mitted"), which says nothing of the language. One map, one look-up per token.
    */
-  private words = new Map<string, boolean>();
-  private compounds = new Set<string>();
+  private words = new Map<string, number>();
+  /** Compounds written within a line, with how often ("via-path" 5). */
+  private compounds = new Map<string, number>();
   /** First parts of the compounds ("micro" of "micro-cavity"). */
   private heads = new Set<string>();
   /**
@@ -86,29 +90,40 @@ export class Vocabulary {
       if (!t) continue;
       if (i === tokens.length - 1 && token.endsWith('-')) continue;
       if (t.includes('-')) {
-        this.compounds.add(t);
+        this.compounds.set(t, (this.compounds.get(t) ?? 0) + 1);
         this.heads.add(t.slice(0, t.indexOf('-')));
-        for (const part of t.split('-')) if (part && !this.words.has(part)) this.words.set(part, false);
+        for (const part of t.split('-')) if (part && !this.words.has(part)) this.words.set(part, 0);
       } else {
         const inner = this.words.get(t);
-        if (inner === undefined || (!inner && i > 0)) this.words.set(t, i > 0);
+        if (i > 0) this.words.set(t, (inner ?? 0) + 1);
+        else if (inner === undefined) this.words.set(t, 0);
       }
     }
   }
 
-  /** Whether "head-" at a line end and "tail" at the next line's start make one word. */
-  joinsHyphen(head: string, tail: string): boolean {
+  /**
+   * Whether "head-" at a line end and "tail" at the next line's start make one word; `goesOn`:
+   * the tail is itself the first part of a compound ("hop-" + "by-hop").
+   */
+  joinsHyphen(head: string, tail: string, goesOn = false): boolean {
     this.read();
     const h = head.toLowerCase();
     const t = tail.toLowerCase();
     // A compound already ("state-of-") continues as one.
     if (h.includes('-')) return false;
-    if (this.words.has(h + t)) return true;
-    if (this.compounds.has(`${h}-${t}`)) return false;
+    const compound = this.compounds.get(`${h}-${t}`) ?? 0;
+    const joined = this.words.get(h + t);
+    // Where the document writes both, it is the spelling it uses more (a manual that writes
+    // "via-path" five times and "viapath" once in a list means the hyphen); even, the hyphen
+    // printed stays.
+    if (joined !== undefined) return compound === 0 || joined > compound;
+    if (compound) return false;
+    // A word a typesetter breaks runs on in letters: "hop-" + "by-hop" is a compound chain.
+    if (goesOn) return false;
     // A short first part ("in-" of "in-text") heads compounds and plain words alike ("in-corporates").
-    if (this.heads.has(h) && (h.length >= 4 || this.words.get(t) === true)) return false;
+    if (this.heads.has(h) && (h.length >= 4 || (this.words.get(t) ?? 0) > 0)) return false;
     if (COMPOUND_PREFIXES.has(h)) return false;
-    if (WEAK_PREFIXES.has(h)) return this.words.get(t) !== true;
+    if (WEAK_PREFIXES.has(h)) return !((this.words.get(t) ?? 0) > 0);
     return true;
   }
 
@@ -132,6 +147,10 @@ const hyphenEnd = (acc: string): RegExpExecArray | null => {
   return HYPHEN_TOKEN.exec(acc.slice(i + 1));
 };
 const WORD_START = /^(\p{Ll}[\p{L}]*)/u;
+/** Opening quotes and brackets before a word. */
+const OPENING = /^[(\[{"'“‘«„]+/u;
+/** A character no hyphenated word has before its hyphen: digits, slashes, dashes, underscores, dots. */
+const NOT_A_WORD = /[\p{N}/\\_.\-–—]/u;
 /** A capitalised word after a line-end hyphen: "Font-" + "Properties". */
 const CAPITAL_START = /^(\p{Lu}[\p{L}]*)/u;
 
@@ -146,9 +165,16 @@ export function joinLines(lines: string[], vocab: Vocabulary): string {
       continue;
     }
     const head = hyphenEnd(acc);
+    // Hyphenation breaks words of letters: a token with a digit, slash or dash before its
+    // line-end hyphen ("3rd-" + "party", "serial/tcp-" + "device", "“--with-" + "erlangstorage")
+    // broke at a hyphen of its own, which stays. (Opening quotes and brackets are no part of it.)
+    if (head && NOT_A_WORD.test(head[0].slice(0, -1).replace(OPENING, ''))) {
+      acc += l;
+      continue;
+    }
     const tail = WORD_START.exec(l);
     if (head && tail) {
-      acc = vocab.joinsHyphen(head[1], tail[1]) ? acc.slice(0, -1) + l : acc + l;
+      acc = vocab.joinsHyphen(head[1], tail[1], l.charCodeAt(tail[1].length) === 45 /* - */) ? acc.slice(0, -1) + l : acc + l;
       continue;
     }
     // Before a capital the hyphen goes only where the document writes the joined word
