@@ -117,6 +117,34 @@ describe('page furniture', () => {
     const pages = Array.from({ length: 4 }, (_, i) => ({ height: 792, fragments: Array.from({ length: 50 }, (_, k) => frag(`line ${k} page ${i}`, 40 + k * 14)) }));
     assert.equal(findFurniture(pages).size, 0);
   });
+  it('keeps chapter titles that open most pages at one place (a book from Asciidoctor PDF)', () => {
+    const pages = Array.from({ length: 8 }, (_, i) => {
+      const title = frag(`Chapter title ${'abcdefgh'[i]}`, 60, 22);
+      const body = Array.from({ length: 30 }, (_, k) => frag(`body line ${k} of page ${i}`, 100 + k * 14));
+      const number = frag(String(i + 1), 780, 9, 300);
+      return { height: 842, fragments: i === 3 ? [...body, number] : [title, ...body, number], title, number };
+    });
+    const found = findFurniture(pages);
+    for (const p of pages) {
+      assert.ok(!found.has(p.title), `heading kept: ${p.title.text}`);
+      assert.ok(found.has(p.number));
+    }
+  });
+  it('keeps a heading at the top of a page whose words the running header repeats, smaller, on later pages', () => {
+    // Word's STYLEREF and Writer's chapter field: "Generic types" as the section's heading, then as the header.
+    const sections = ['Generic types', 'Generic types', 'Error logging', 'Error logging', 'Tags', 'Tags', 'Formatters', 'Formatters'];
+    const pages = sections.map((name, i) => {
+      const header = frag(name, 40, 9);
+      const heading = i % 2 === 0 ? frag(name, 80, 16) : null;
+      const body = Array.from({ length: 30 }, (_, k) => frag(`body line ${k} of page ${i}`, (heading ? 110 : 80) + k * 14));
+      return { height: 792, fragments: [header, ...(heading ? [heading] : []), ...body], header, heading };
+    });
+    const found = findFurniture(pages);
+    for (const p of pages) {
+      assert.ok(found.has(p.header), `header: ${p.header.text}`);
+      if (p.heading) assert.ok(!found.has(p.heading), `heading kept: ${p.heading.text}`);
+    }
+  });
 });
 
 describe('tables without rules', () => {

@@ -12,6 +12,11 @@
  *   "Page 3 of 9") is a page number even on a page of its own.
  * The gap test keeps the first and last body lines, which also sit at the same place on
  * every page but follow the text at normal line spacing.
+ * Headings that open pages (a book whose chapters each start a page, a Word document whose
+ * sections do) also sit apart at one place on many pages: a line set larger than the body
+ * text is taken by its place only when its text recurs too, in its own size (a running
+ * header that repeats a heading's words, as Word's and Writer's chapter fields do, is set
+ * smaller than the heading).
  */
 import type { Fragment } from './text-types.ts';
 
@@ -30,6 +35,8 @@ const BAND = 0.14;
 const PAGE_NUMBER_BAND = 0.2;
 /** Empty space between furniture and the body, in font sizes of the furniture line. */
 const MIN_GAP = 0.75;
+/** Rows this many times the body size or larger are headings' size: no header is set so large. */
+const HEADING_SIZE = 1.25;
 /** Baselines this close (points) count as the same place on different pages. */
 const SLOT = 4;
 
@@ -92,6 +99,12 @@ function rowsOf(page: FurniturePage): Row[] {
  */
 export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
   const rowsByPage = pages.map(rowsOf);
+  // The body text's size: the one most characters are set in.
+  const sizeChars = new Map<number, number>();
+  for (const page of pages) for (const f of page.fragments) sizeChars.set(Math.round(f.size * 2) / 2, (sizeChars.get(Math.round(f.size * 2) / 2) ?? 0) + f.text.length);
+  let bodySize = 0;
+  let most = 0;
+  for (const [size, n] of sizeChars) if (n > most) [bodySize, most] = [size, n];
   // How many pages have a row set apart at each place (band + baseline bucket).
   const slotPages = new Map<string, Set<number>>();
   rowsByPage.forEach((rows, p) => {
@@ -104,8 +117,9 @@ export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
       }
     }
   });
-  // The text of a row with its numbers blanked: "Chapter 4: Function reference 11" repeats as such.
-  const textKey = (r: Row) => `${r.band}:${r.fragments.map((f) => f.text).join(' ').toLowerCase().replace(/\d+|\b[ivxlc]+\b/g, '#').replace(/\s+/g, ' ')}`;
+  // The text of a row with its numbers blanked, in its size: "Chapter 4: Function reference 11"
+  // repeats as such; a heading whose words the header repeats on later pages does not.
+  const textKey = (r: Row) => `${r.band}:${Math.round(r.size)}:${r.fragments.map((f) => f.text).join(' ').toLowerCase().replace(/\d+|\b[ivxlc]+\b/g, '#').replace(/\s+/g, ' ')}`;
   const textPages = new Map<string, Set<number>>();
   rowsByPage.forEach((rows, p) => {
     for (const r of rows) if (r.band && r.apart) (textPages.get(textKey(r)) ?? textPages.set(textKey(r), new Set()).get(textKey(r))!).add(p);
@@ -114,10 +128,11 @@ export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
   const slotCount = (r: Row) => Math.max(...[-0.5, 0, 0.5].map((d) => slotPages.get(`${r.band}:${Math.round(r.baseline / SLOT + d)}`)?.size ?? 0));
   // The place recurs, and the text too (a chapter's name over its pages) or the place is
   // taken on most pages (headers that change with every page). A title on page 1 whose
-  // place a heading on page 2 happens to share is neither.
+  // place a heading on page 2 happens to share is neither; nor is a heading larger than the
+  // body text that opens most pages (a book's chapter titles): headers are not set larger.
   const recurs = (r: Row) => {
     const n = slotCount(r);
-    return n >= minPages && ((textPages.get(textKey(r))?.size ?? 0) >= 2 || n >= Math.max(4, pages.length * 0.5));
+    return n >= minPages && ((textPages.get(textKey(r))?.size ?? 0) >= 2 || (n >= Math.max(4, pages.length * 0.5) && r.size < HEADING_SIZE * bodySize));
   };
   const isPageNumber = (r: Row) => r.fragments.length === 1 && PAGE_NUMBER.test(r.fragments[0].text.trim());
   const out = new Set<Fragment>();
