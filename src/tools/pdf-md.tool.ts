@@ -76,8 +76,9 @@ export function isTocLine(text: string): boolean {
 }
 // Monospaced families by name: URW's Courier clone Nimbus Mono L is "NimbusMonL" (ghostscript,
 // PassiveTeX and LaTeX's psnfss), TeX's typewriter faces are cmtt/lmtt/ectt/sftt/txtt, psnfss
-// names Courier pcrr/pcrb.
-const MONO = /mono|courier|cmtt|typewriter|consol|menlo|inconsolata|code|lmtt|sfmono|fixed|ttf?\d|nimbusmon|cousine|letter.?gothic|ectt|sftt|txtt|pcr[rb]\d/i;
+// names Courier pcrr/pcrb; the M+ fonts' monospaced members are "mplus1mn" and "mplus-2m"
+// (Asciidoctor PDF's code font).
+const MONO = /mono|courier|cmtt|typewriter|consol|menlo|inconsolata|code|lmtt|sfmono|fixed|ttf?\d|nimbusmon|cousine|letter.?gothic|ectt|sftt|txtt|pcr[rb]\d|mplus-?\d?m[n-]/i;
 
 /** MONO.test by font name: a document has a handful of fonts and many runs. */
 const monoFonts = new Map<string, boolean>();

@@ -59,8 +59,17 @@ describe('line-end hyphens that are the word\'s own (word processors do not hyph
   it('keeps the hyphen after a token that is no plain word', () => {
     assert.equal(joinLines(['In 3rd-', 'party frames'], vocabOf('outgoing 3rdparty frame')), 'In 3rd-party frames');
     assert.equal(joinLines(['receive-only serial/tcp-', 'device interfaces'], vocabOf()), 'receive-only serial/tcp-device interfaces');
-    assert.equal(joinLines(['compiled using “--with-', 'erlangstorage” option'], vocabOf()), 'compiled using “--with-erlangstorage” option');
+    assert.equal(joinLines(['which should be 0-dimen-', 'sional), the'], vocabOf('a dimensional array')), 'which should be 0-dimensional), the', 'TeX breaks the word after an explicit hyphen');
+    assert.equal(joinLines(['a temporarily inserted \\movie-', 'ref link'], vocabOf('the \\movieref command is')), 'a temporarily inserted \\movieref link');
     assert.equal(joinLines(['the (manip-', 'ulation) of'], vocabOf()), 'the (manipulation) of', 'an opening bracket is no part of the word');
+  });
+  it('keeps every line-end hyphen of a document that never breaks a word it writes whole', () => {
+    // Prawn, Writer, Word by default: the breaks fall at hyphens the author typed.
+    const lines = ['install the text-', 'hyphen gem', 'features high-', 'level APIs', 'the basic-', 'example file', 'run the example since it uses the source-', 'highlighter attribute'];
+    assert.equal(joinLines(['it uses the source-', 'highlighter attribute'], vocabOf(...lines)), 'it uses the source-highlighter attribute');
+    // One break of a word the document writes whole ("manipulation") shows it hyphenates.
+    const tex = [...lines, 'the manip-', 'ulation of data', 'every manipulation counts'];
+    assert.equal(joinLines(['it uses the source-', 'highlighter attribute'], vocabOf(...tex)), 'it uses the sourcehighlighter attribute');
   });
   it('keeps the hyphen when the next line goes on with a compound', () => {
     assert.equal(joinLines(['plus actual hop-', 'by-hop processing'], vocabOf()), 'plus actual hop-by-hop processing');

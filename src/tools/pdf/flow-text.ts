@@ -66,6 +66,11 @@ export class Vocabulary {
    * of a document was 5 % of pdf-md.
    */
   private pending: string[] = [];
+  /** Each line-end hyphen met: the token before it ("manip-") and the next line's first token. */
+  private breaks: [string, string][] = [];
+  private openBreak: string | null = null;
+  /** Whether the document hyphenates words at line ends (null: not yet worked out). */
+  private hyphenating: boolean | null = null;
 
   /** Words of one printed line; its last word is left out when it ends with a hyphen (a fragment). */
   addLine(line: string): void {
@@ -78,11 +83,42 @@ export class Vocabulary {
     const lines = this.pending;
     this.pending = [];
     for (const line of lines) this.readLine(line);
+    this.hyphenating = null;
+  }
+
+  /**
+   * Whether the document hyphenates words at line ends: it does when some line-end break
+   * splits a word it writes whole more often than with that hyphen ("manip-" + "ulation" where
+   * "manipulation" is written). Word processors and Prawn or ReportLab do not hyphenate unless
+   * asked, so in their documents every hyphen at a line end is the word's own ("text-" +
+   * "hyphen", "source-" + "highlighter"); a document with fewer than three breaks to judge
+   * by is taken to hyphenate, as before this test.
+   */
+  private hyphenates(): boolean {
+    if (this.hyphenating !== null) return this.hyphenating;
+    let pairs = 0;
+    let broken = 0;
+    for (const [head, next] of this.breaks) {
+      const w = head.slice(0, -1).replace(OPENING, '');
+      const tail = WORD_START.exec(next);
+      if (!tail || !w || w.includes('-') || NOT_A_WORD.test(w) || next.charCodeAt(tail[1].length) === 45) continue;
+      const h = w.toLowerCase();
+      const t = tail[1].toLowerCase();
+      pairs++;
+      if ((this.words.get(h + t) ?? 0) > (this.compounds.get(`${h}-${t}`) ?? 0)) broken++;
+    }
+    return (this.hyphenating = pairs < 3 || broken > 0);
   }
 
   private readLine(line: string): void {
     // A fragment's text is already single-spaced: split(' ') gives the same tokens, cheaper.
     const tokens = singleSpaced(line) ? line.split(' ') : line.split(/\s+/);
+    if (this.openBreak !== null) {
+      this.breaks.push([this.openBreak, tokens[0] || tokens[1] || '']);
+      this.openBreak = null;
+    }
+    const last = tokens[tokens.length - 1];
+    if (last.length > 1 && last.endsWith('-') && /\p{L}/u.test(last[last.length - 2])) this.openBreak = last;
     for (let i = 0; i < tokens.length; i++) {
       const token = tokens[i];
       // Most tokens start and end with an ASCII letter or digit: nothing to strip.
@@ -123,8 +159,8 @@ export class Vocabulary {
     // A short first part ("in-" of "in-text") heads compounds and plain words alike ("in-corporates").
     if (this.heads.has(h) && (h.length >= 4 || (this.words.get(t) ?? 0) > 0)) return false;
     if (COMPOUND_PREFIXES.has(h)) return false;
-    if (WEAK_PREFIXES.has(h)) return !((this.words.get(t) ?? 0) > 0);
-    return true;
+    if (WEAK_PREFIXES.has(h)) return this.hyphenates() && !((this.words.get(t) ?? 0) > 0);
+    return this.hyphenates();
   }
 
   /** Whether the document writes this word (any case) somewhere. */
@@ -149,8 +185,13 @@ const hyphenEnd = (acc: string): RegExpExecArray | null => {
 const WORD_START = /^(\p{Ll}[\p{L}]*)/u;
 /** Opening quotes and brackets before a word. */
 const OPENING = /^[(\[{"'“‘«„]+/u;
-/** A character no hyphenated word has before its hyphen: digits, slashes, dashes, underscores, dots. */
-const NOT_A_WORD = /[\p{N}/\\_.\-–—]/u;
+/** A character no hyphenated word has before its hyphen: digits, slashes, underscores, dots. */
+const NOT_A_WORD = /[\p{N}/_.]/u;
+/** What a line-end token ("“0-dimen-") has after its opening punctuation and last explicit hyphen ("dimen"). */
+const lastPart = (token: string): string => {
+  const w = token.slice(0, -1).replace(OPENING, '');
+  return w.slice(Math.max(w.lastIndexOf('-'), w.lastIndexOf('–'), w.lastIndexOf('—')) + 1);
+};
 /** A capitalised word after a line-end hyphen: "Font-" + "Properties". */
 const CAPITAL_START = /^(\p{Lu}[\p{L}]*)/u;
 
@@ -165,10 +206,11 @@ export function joinLines(lines: string[], vocab: Vocabulary): string {
       continue;
     }
     const head = hyphenEnd(acc);
-    // Hyphenation breaks words of letters: a token with a digit, slash or dash before its
-    // line-end hyphen ("3rd-" + "party", "serial/tcp-" + "device", "“--with-" + "erlangstorage")
-    // broke at a hyphen of its own, which stays. (Opening quotes and brackets are no part of it.)
-    if (head && NOT_A_WORD.test(head[0].slice(0, -1).replace(OPENING, ''))) {
+    // Hyphenation breaks words of letters: a token whose last part before its line-end hyphen
+    // holds a digit, slash or dot ("3rd-" + "party", "serial/tcp-" + "device") broke at a
+    // hyphen of its own, which stays. (Opening quotes and brackets are no part of it; the
+    // part after an explicit hyphen may be a word TeX broke: "0-dimen-" + "sional".)
+    if (head && NOT_A_WORD.test(lastPart(head[0]))) {
       acc += l;
       continue;
     }
