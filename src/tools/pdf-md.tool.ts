@@ -638,11 +638,28 @@ function headingOutline(doc: PdfDocument, pages: (PageItem[] | null)[], segments
     if (!title || it.block.size > title.size) title = { page: first + 1, size: it.block.size };
   }
   const minDepth = Math.min(...[...matched.keys()].map((e) => e.depth));
+  // The outline may leave a heading out (WinFF's manual bookmarks "Preferences For Windows"
+  // but not "Preferences For Unix/Linux" beside it): a short block larger than the body text,
+  // in the very font and size of two or more bookmarked headings, is a heading at their depth.
+  const styleKey = (f: Fragment) => `${f.fontId}|${Math.round(f.size * 2) / 2}`;
+  const styleDepths = new Map<string, number[]>();
+  for (const [e, f] of matched) if (f.size >= body * 1.15) (styleDepths.get(styleKey(f)) ?? styleDepths.set(styleKey(f), []).get(styleKey(f))!).push(e.depth);
+  const styleDepth = (b: Block): number | null => {
+    if (b.lines.length > 2 || b.size < body * 1.15 || LIST_LINE.test(b.lines[0].text) || !b.lines.every((l) => styleKey(l) === styleKey(b.lines[0]))) return null;
+    const depths = styleDepths.get(styleKey(b.lines[0]));
+    if (!depths || depths.length < 2) return null;
+    // The depth most of them have.
+    const counts = new Map<number, number>();
+    for (const d of depths) counts.set(d, (counts.get(d) ?? 0) + 1);
+    return [...counts].sort((x, y) => y[1] - x[1] || x[0] - y[0])[0][0];
+  };
   return {
     depthOf: (b, page, bold) => {
       if (b.lines.every(isMonoFragment)) return null;
       const e = find(b, page, bold);
-      return e && matched.get(e) === b.lines[0] ? e.depth - minDepth + 1 : null;
+      if (e) return matched.get(e) === b.lines[0] ? e.depth - minDepth + 1 : null;
+      const d = styleDepth(b);
+      return d === null ? null : d - minDepth + 1;
     },
     offset: title ? 1 : 0,
     title,
