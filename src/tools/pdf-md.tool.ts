@@ -132,6 +132,38 @@ export function tableToHtml(cells: GridCell[][]): string {
   return `<table>\n${rows.join('\n')}\n</table>`;
 }
 
+/** Words after which a hyphen and a space are a suspended compound ("pre- and post-"), not a line end. */
+const SUSPENDED_BEFORE = new Set(['and', 'or', 'nor', 'to', 'as', 'und', 'oder', 'bis', 'et', 'ou']);
+
+/**
+ * A table cell's lines come joined by spaces, so a word broken at a cell's line end reads
+ * "excep- tions" (TeX) or "in- game" (a compound of a document that does not hyphenate): each
+ * "word- word" is joined as running text would be (flow-text's rules, with the document's
+ * words), unless the next word is a conjunction of a suspended compound ("pre- and post-").
+ */
+export function healCellText(text: string, vocab: Vocabulary): string {
+  if (!text.includes('- ')) return text;
+  const tokens = text.split(' ');
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    let tok = tokens[i];
+    while (i + 1 < tokens.length && /\p{L}-$/u.test(tok) && !SUSPENDED_BEFORE.has(tokens[i + 1].toLowerCase())) {
+      const joined = joinLines([tok, tokens[i + 1]], vocab);
+      if (joined.includes(' ')) break;
+      tok = joined;
+      i++;
+    }
+    out.push(tok);
+  }
+  return out.join(' ');
+}
+
+const healCellHyphens = (t: Table, vocab: Vocabulary): Table => ({
+  ...t,
+  rows: t.rows.map((row) => row.map((c) => healCellText(c, vocab))),
+  ...(t.cells ? { cells: t.cells.map((row) => row.map((c) => ({ ...c, text: healCellText(c.text, vocab) }))) } : {}),
+});
+
 /** A table as Markdown: a pipe table when every cell is its own, else HTML. */
 export const renderTable = (t: Table): string =>
   t.cells?.some((row) => row.some((c) => c.colspan > 1 || c.rowspan > 1)) ? tableToHtml(t.cells) : tableToMarkdown(t.rows);
@@ -524,7 +556,10 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       if (it.kind === 'table') {
         flushCode();
         flushToc();
-        if (it.table.rows.length) emit({ md: renderTable(it.table), kind: 'table', table: it.table });
+        if (it.table.rows.length) {
+          const table = healCellHyphens(it.table, vocab);
+          emit({ md: renderTable(table), kind: 'table', table });
+        }
         continue;
       }
       if (isToc(it.block)) {

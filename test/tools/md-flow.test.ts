@@ -10,7 +10,7 @@ import { buildFragments } from '../../src/tools/pdf/fragments.ts';
 import type { TextRun } from '../../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
 import type { Fragment } from '../../src/tools/pdf/page-layout.ts';
-import { segments } from '../../src/tools/pdf-md.tool.ts';
+import { healCellText, segments } from '../../src/tools/pdf-md.tool.ts';
 
 const vocabOf = (...lines: string[]) => {
   const v = new Vocabulary();
@@ -74,6 +74,15 @@ describe('line-end hyphens that are the word\'s own (word processors do not hyph
   it('keeps the hyphen when the next line goes on with a compound', () => {
     assert.equal(joinLines(['plus actual hop-', 'by-hop processing'], vocabOf()), 'plus actual hop-by-hop processing');
     assert.equal(joinLines(['DER manip-', 'ulation-based'], vocabOf('manipulation of it')), 'DER manipulation-based', 'unless the document writes the joined word');
+  });
+});
+
+describe('words broken at a table cell\'s line end', () => {
+  it('are joined as running text is, a suspended compound aside', () => {
+    assert.equal(healCellText('For most debuggers (the excep- tions are valgrind', vocabOf('no exceptions here')), 'For most debuggers (the exceptions are valgrind');
+    assert.equal(healCellText('information about the in- game items', vocabOf('the in-game items', 'and the in-game map')), 'information about the in-game items');
+    assert.equal(healCellText('pre- and post-processing', vocabOf('the preprocessing step')), 'pre- and post-processing');
+    assert.equal(healCellText('ASN.1 - Version', vocabOf()), 'ASN.1 - Version');
   });
 });
 
