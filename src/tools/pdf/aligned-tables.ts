@@ -191,13 +191,19 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
     // The step between the lines of a wrapped cell: the run's smallest. Rows set further apart
     // than that (Texinfo's @table puts space between items) tell a row from a wrapped line.
     const lineStep = Math.min(...run.slice(1).map((r, n) => r.baseline - run[n].baseline));
+    // The last line of the first column so far: where it ends, and whether it breaks a word.
+    let firstEnd: Fragment | null = null;
     run.forEach((r, n) => {
       const cells: string[] = columns.map(() => '');
+      let first: Fragment | null = null;
       for (const f of r.fragments) {
         const k = Math.max(0, columnOf(f.x0));
         cells[k] = cells[k] ? `${cells[k]} ${f.text}` : f.text;
+        if (k === 0) first = f;
         used.push(f);
       }
+      const lineAbove = firstEnd;
+      if (first) firstEnd = first;
       const filled = cells.filter(Boolean).length;
       if (out.length && filled === 1) {
         const k = cells.findIndex(Boolean);
@@ -206,8 +212,22 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
         // of its own: a term with no description ("Rdconv" over "Rd2txt  Convert Rd format
         // ..."), or one too long for the column, its description on the next line ("javareconf").
         const apart = k === 0 && n > 0 && r.baseline - run[n - 1].baseline > 1.3 * lineStep;
+        // So is one whose first word would have fitted on the first cell's line above, before
+        // the next column (a cell that wraps breaks only where the next word does not fit): a
+        // row whose description is empty ("tl_add" over "tl_add_many", then "tl_sub  Subtract ...").
+        // And so is a typewriter name under a typewriter name, each one word (an identifier
+        // does not wrap into another: "tl_add" over "tl_add_many"), unless the one above ends
+        // as a wrapped line would (a comma, an open parenthesis, an operator).
+        const fitted = k === 0 && first !== null && lineAbove !== null && columns.length > 1 && (() => {
+          const text = first.text.trim();
+          const above = lineAbove.text.trim();
+          if (/-$/.test(above)) return false;
+          if (isMono(first) && isMono(lineAbove) && !/\s/.test(text) && !/\s/.test(above) && !/[,([{=+*/\\|&-]$/.test(above) && /^[\p{L}_$.]/u.test(text)) return true;
+          const word = (text.split(/\s/)[0].length / Math.max(1, text.length)) * (first.x1 - first.x0);
+          return lineAbove.x1 + 0.35 * first.size + word < columns[1] - 0.5 * first.size;
+        })();
         // Under a later column, or under the first when the row above has its first cell only partly set.
-        if (k > 0 || (last.slice(1).some(Boolean) && !apart)) {
+        if (k > 0 || (last.slice(1).some(Boolean) && !apart && !fitted)) {
           last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
           return;
         }
