@@ -481,7 +481,17 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     // not erase it; nor does a cell centred over a short rule reaching past it on both sides
     // ("Multicolumn entry!" over the \cmidrule of the two columns it spans).
     const lineOf = (r: TextRun) => lineRuns.findIndex((rs) => rs.includes(r));
-    const spanning = (f: { x0: number; x1: number }, n: number) => n >= 0 && under.some((s) => s.y0 > baselines[n] && s.y0 < (baselines[n + 1] ?? box.bottom) && s.x0 <= f.x0 - size && s.x1 >= f.x1 + size);
+    // Header cells over short rules side by side (groups of columns: "Summer half-year" and
+    // "Winter half-year" over "Mean Gust Mean Gust") span the columns under them even where
+    // the rules, trimmed at their ends (\cmidrule(lr)), are no wider than the text: there a
+    // rule under most of the cell, with two or more heads of the next line under it, is enough.
+    const spanning = (f: { x0: number; x1: number }, n: number) => {
+      if (n < 0) return false;
+      const rules = under.filter((s) => s.y0 > baselines[n] && s.y0 < (baselines[n + 1] ?? box.bottom));
+      const below = lineRuns[n + 1] ?? [];
+      const heads = (s: Segment) => below.filter((r) => r.x0 >= s.x0 - size && r.x1 <= s.x1 + size).length;
+      return rules.some((s) => (s.x0 <= f.x0 - size && s.x1 >= f.x1 + size) || (header[n] && rules.length >= 2 && heads(s) >= 2 && Math.min(s.x1, f.x1) - Math.max(s.x0, f.x0) >= 0.6 * (f.x1 - f.x0)));
+    };
     const several = lineRuns.filter((rs) => rs.length >= 2).flat();
     const unspanned = several.filter((r) => !spanning(r, lineOf(r)));
     const intervals = (unspanned.length ? unspanned : several.length ? several : inside).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
@@ -494,6 +504,8 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     if (bounds.length < 1) continue;
     const edges = [box.x0, ...bounds, box.x1];
     const colOf = (x: number) => Math.max(0, edges.findIndex((e, k) => k > 0 && x < e) - 1);
+    // Where each line's cell starts and ends (for telling a wrapped first cell from a row).
+    const extent = new Map<GridCell, { x0: number; x1: number; size: number }>();
     const lines: GridCell[][] = lineRuns.map((rs, n) => {
       const cells: { runs: TextRun[]; from: number; to: number; x0: number; x1: number }[] = [];
       for (const r of rs) {
@@ -528,7 +540,11 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
           last.to = Math.max(last.to, c.to);
         } else merged.push(c);
       }
-      return merged.map((c) => ({ text: cellText(c.runs), col: c.from, colspan: c.to - c.from + 1, rowspan: 1 }));
+      return merged.map((c) => {
+        const cell = { text: cellText(c.runs), col: c.from, colspan: c.to - c.from + 1, rowspan: 1 };
+        extent.set(cell, { x0: Math.min(...c.runs.map((r) => r.x0)), x1: Math.max(...c.runs.map((r) => r.x1)), size: Math.max(...c.runs.map((r) => r.size)) });
+        return cell;
+      });
     });
     // A body line whose every cell goes on with the cell above it (a paragraph cell on several
     // lines: lower case, or anything after a comma or an open parenthesis, after an unfinished
@@ -537,22 +553,40 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     // Interchange File" / "Format", "Disables the replacement of \thinspace." / "The stretchable
     // thinspace is still available as"): a row of its own would have no first cell, and one
     // word over one word ("\upshape" / "\itshape") is a list of values, each its row.
+    // A first cell goes on too (a p{} column: "Harbour mast on the" / "north pier", "Cup
+    // anemome-" / "ter") where its line above ends in a broken word, or where the first word
+    // would not have fitted on that line before the next column: a cell wraps only there.
     const grid: GridCell[][] = [];
     const lastLine = new Map<GridCell, string>();
+    const lastReach = new Map<GridCell, { x0: number; x1: number; size: number }>();
     const open = (t: string) => (t.match(/\(/g)?.length ?? 0) > (t.match(/\)/g)?.length ?? 0);
+    const wrapsFirst = (a: GridCell, c: GridCell) => {
+      const up = lastReach.get(a) ?? extent.get(a);
+      const me = extent.get(c);
+      if (!up || !me || edges.length < 3) return false;
+      if (/\p{Ll}-$/u.test(lastLine.get(a) ?? a.text)) return true;
+      const word = (c.text.split(/\s/)[0].length / Math.max(1, c.text.length)) * (me.x1 - me.x0);
+      return up.x1 + 0.35 * me.size + word >= edges[1] - 0.5 * me.size;
+    };
     lines.forEach((line, n) => {
       const above = grid[grid.length - 1];
       const goesOn = (c: GridCell) => {
         const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
-        if (c.col === 0 || !a?.text) return false;
+        if (!a?.text) return false;
+        // (Beside other cells, only where the line above ends in a broken word: rows of short
+        // words, "Water boatman  few  few", "load after xcolor  no  allowed", are rows.)
+        if (c.col === 0) return wrapsFirst(a, c) && (line.length === 1 || /\p{Ll}-$/u.test(lastLine.get(a) ?? a.text));
         if (line.length === 1 && /\S\s+\S/.test(lastLine.get(a) ?? a.text)) return true;
         return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text));
       };
       if (above && n > 0 && !header[n] && !header[n - 1] && line.length && line.every(goesOn)) {
         for (const c of line) {
           const a = above.find((x) => x.col === c.col)!;
-          a.text = /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
+          // A word broken at the line's end is joined without its hyphen ("turn-" / "ing").
+          a.text = /\p{Ll}-$/u.test(a.text) && /^\p{Ll}/u.test(c.text) ? a.text.slice(0, -1) + c.text : /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
           lastLine.set(a, c.text);
+          const r = extent.get(c);
+          if (r) lastReach.set(a, r);
         }
       } else grid.push(line);
     });
