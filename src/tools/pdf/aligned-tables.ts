@@ -46,6 +46,53 @@ function rowsOf(fragments: Fragment[]): Row[] {
   return rows;
 }
 
+/** A caption's label: "Table 4:", "Tab. 2.1.", "Figure 3:". */
+const CAPTION = /^(?:Table|Tab\.|Figure|Fig\.)\s*[\dIVX]+(?:\.\d+)*[:.]/;
+
+/**
+ * Captions set beside a table, in the margin (sidecap's SCtable, tufte-handout, a minipage in
+ * the margin): a line that opens with a caption's label while other text stands on its line,
+ * apart from it, with the lines under it (at its left edge or hanging in under the label's
+ * words, a justified line in pieces) kept on its side of that text. They are the page's text,
+ * not a first or last column of the table beside them.
+ */
+function sideCaptions(fragments: Fragment[]): Set<Fragment> {
+  const out = new Set<Fragment>();
+  for (const f of fragments) {
+    if (!CAPTION.test(f.text.trim())) continue;
+    const sameLine = fragments.filter((g) => g !== f && Math.abs(g.baseline - f.baseline) <= 0.5 * Math.max(f.size, g.size));
+    // Text beside it on the right: past the first gap right of the label that runs empty down
+    // the label's line and the two under it (a justified caption's stretched word spaces do
+    // not: the words of the lines under it cover them).
+    const band = fragments.filter((g) => g.x0 >= f.x0 - 1 && g.baseline > f.baseline - 0.5 * f.size && g.baseline <= f.baseline + 2.6 * f.size).sort((a, b) => a.x0 - b.x0);
+    let x1 = f.x1;
+    let limit = Infinity;
+    for (const g of band) {
+      if (g.x0 - x1 >= f.size && g.x0 > f.x1) {
+        limit = g.x0;
+        break;
+      }
+      x1 = Math.max(x1, g.x1);
+    }
+    const right = limit < Infinity && sameLine.some((g) => g.x0 >= limit - 1);
+    const left = sameLine.some((g) => g.x1 <= f.x0 - f.size);
+    if (!right && !left) continue;
+    // Its side: from its left edge to the text right of it (or on, when the text is left of it).
+    const onSide = (g: Fragment) => g.x0 >= f.x0 - 1 && (right ? g.x1 <= limit - 0.5 * f.size : g.x0 <= f.x1) && Math.abs(g.size - f.size) <= 0.2;
+    for (const g of [f, ...sameLine.filter(onSide)]) out.add(g);
+    let baseline = f.baseline;
+    for (;;) {
+      const next = fragments.filter((g) => g.baseline > baseline + 0.5 * f.size && g.baseline - baseline <= 1.6 * f.size && onSide(g));
+      if (!next.length) break;
+      const first = Math.min(...next.map((g) => g.baseline));
+      const line = next.filter((g) => g.baseline - first <= 0.5 * f.size);
+      for (const g of line) out.add(g);
+      baseline = first;
+    }
+  }
+  return out;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 /**
@@ -54,7 +101,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * monospaced font (rows of them alone are a listing's).
  */
 export function findAlignedTables(fragments: Fragment[], bodySize: number, skipRow: (row: Fragment[]) => boolean, isMono: (f: Fragment) => boolean = () => false): AlignedTable[] {
-  const rows = rowsOf(fragments);
+  const captions = sideCaptions(fragments);
+  const rows = rowsOf(captions.size ? fragments.filter((f) => !captions.has(f)) : fragments);
   const monoRow = (r: Row) => r.fragments.every(isMono);
   const tables: AlignedTable[] = [];
   let i = 0;

@@ -323,8 +323,30 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
     }
     if (lines.length < 2) continue;
     const sets = lines.map((l) => [...new Set(l.map(colOf))].sort((a, c) => a - c).join(','));
-    if (sets[0].split(',').length < 2 || sets.some((x) => x !== sets[0])) continue;
     const text = (l: TextRun[], k: number) => l.filter((r) => colOf(r) === k).sort((a, c) => a.x0 - c.x0).map((r) => r.text).join(' ').trim();
+    if (sets[0].split(',').length < 2) continue;
+    if (sets.some((x) => x !== sets[0])) {
+      // Rows whose cells wrap ("|l|l|p{5cm}|" with \hline only round the header and the end):
+      // a line with text in the first column starts a row, in the same columns as the band's
+      // first line; a line without the first column goes on with the cells above it. Not where a
+      // first cell itself may go on (after a comma or a hyphen, or every cell of its line
+      // lower case: "wrap  0  Column at which ..." starts a row).
+      const first = Number(sets[0].split(',')[0]);
+      const starts = lines.map((l) => l.some((r) => colOf(r) === first));
+      // (A line under a start with a column the starts do not have is a cell set lower, in
+      // the middle of rows spanned by others: one row of several lines, not rows.)
+      const own = new Set(sets[0].split(','));
+      if (starts.filter(Boolean).length < 2 || lines.some((l, n) => (starts[n] ? sets[n] !== sets[0] : sets[n].split(',').some((k) => !own.has(k))))) continue;
+      const lower = (l: TextRun[], n: number) => sets[n].split(',').every((k) => /^[\p{Ll}(]/u.test(text(l, Number(k))));
+      if (lines.some((l, n) => n > 0 && starts[n] && (lower(l, n) || /[,-]$/.test(text(lines[n - 1], first))))) continue;
+      for (let n = 1; n < lines.length; n++) {
+        if (!starts[n]) continue;
+        const top = Math.min(...lines[n].map((r) => r.baseline - r.size * 0.8));
+        const bottom = Math.max(...lines[n - 1].map((r) => r.baseline));
+        out.push((top + bottom) / 2);
+      }
+      continue;
+    }
     const cols = sets[0].split(',').map(Number);
     if (lines.some((l, n) => n > 0 && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,-]$/.test(text(lines[n - 1], k))))) continue;
     for (let n = 1; n < lines.length; n++) {
