@@ -459,7 +459,14 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
   }
   const tables: Table[] = [];
   for (const stack of stacks) {
-    const ys = cluster(stack.map((s) => s.y0), TOL);
+    let ys = cluster(stack.map((s) => s.y0), TOL);
+    // A frame round the rules (an \fbox a few points out) joins the stack: the empty bands
+    // between it and the table's own top and bottom rules are no rows.
+    const x0 = Math.min(...stack.map((s) => s.x0));
+    const x1 = Math.max(...stack.map((s) => s.x1));
+    const textIn = (a: number, b: number) => runs.some((r) => inBox(r, { x0: x0 - TOL, x1: x1 + TOL, top: a, bottom: b }));
+    while (ys.length >= 4 && !textIn(ys[0], ys[1])) ys = ys.slice(1);
+    while (ys.length >= 4 && !textIn(ys[ys.length - 2], ys[ys.length - 1])) ys = ys.slice(0, -1);
     if (ys.length < 3) continue;
     const box = { x0: stack[0].x0 - TOL, x1: stack[0].x1 + TOL, top: ys[0], bottom: ys[ys.length - 1] };
     const inside = runs.filter((r) => inBox(r, box));
@@ -517,11 +524,31 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     const several = lineRuns.filter((rs) => rs.length >= 2).flat();
     const unspanned = several.filter((r) => !spanning(r, lineOf(r)));
     const intervals = (unspanned.length ? unspanned : several.length ? several : inside).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
-    const bounds: number[] = [];
-    let reach = intervals[0][1];
-    for (const [s, e] of intervals.slice(1)) {
-      if (s - reach >= 0.8 * size) bounds.push((s + reach) / 2);
-      reach = Math.max(reach, e);
+    const gaps = (list: [number, number][]) => {
+      const out: number[] = [];
+      let reach = list[0][1];
+      for (const [s, e] of list.slice(1)) {
+        if (s - reach >= 0.8 * size) out.push((s + reach) / 2);
+        reach = Math.max(reach, e);
+      }
+      return out;
+    };
+    let bounds = gaps(intervals);
+    // One body line of several cells with a cell over columns (\multicolumn{4}{l}{...} in the
+    // last row) erases the bounds under it: where the other lines, four or more, agree on
+    // bounds that line's cells straddle, they stand, and that cell spans.
+    if (unspanned.length) {
+      const bodyLines = lineRuns.map((rs, n) => ({ rs, n })).filter(({ rs, n }) => rs.length >= 2 && !header[n]);
+      if (bodyLines.length >= 5) {
+        for (const { rs, n } of bodyLines) {
+          const others = unspanned.filter((r) => lineOf(r) !== n).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+          const more = gaps(others);
+          if (more.length > bounds.length && more.filter((b) => rs.some((r) => r.x0 < b && r.x1 > b)).length === more.length - bounds.length) {
+            bounds = more;
+            break;
+          }
+        }
+      }
     }
     if (bounds.length < 1) continue;
     const edges = [box.x0, ...bounds, box.x1];
@@ -549,7 +576,8 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         }
       }
       // A header line of one cell centred on the table spans it all ("Example using tabularx").
-      if (header[n] && cells.length === 1 && Math.abs((cells[0].x0 + cells[0].x1) / 2 - (box.x0 + box.x1) / 2) <= 0.05 * (box.x1 - box.x0)) {
+      // (Not one over a short rule: that rule says which columns it spans.)
+      if (header[n] && cells.length === 1 && !under.some((s) => s.y0 > baselines[n] && s.y0 < next && s.x0 <= cells[0].x1 && s.x1 >= cells[0].x0) && Math.abs((cells[0].x0 + cells[0].x1) / 2 - (box.x0 + box.x1) / 2) <= 0.05 * (box.x1 - box.x0)) {
         cells[0].from = 0;
         cells[0].to = edges.length - 2;
       }
@@ -582,14 +610,17 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     const lastLine = new Map<GridCell, string>();
     const lastReach = new Map<GridCell, { x0: number; x1: number; size: number }>();
     const open = (t: string) => (t.match(/\(/g)?.length ?? 0) > (t.match(/\)/g)?.length ?? 0);
-    const wrapsFirst = (a: GridCell, c: GridCell) => {
+    const wraps = (a: GridCell, c: GridCell) => {
       const up = lastReach.get(a) ?? extent.get(a);
       const me = extent.get(c);
       if (!up || !me || edges.length < 3) return false;
       if (/\p{Ll}-$/u.test(lastLine.get(a) ?? a.text)) return true;
+      // A number is a value of its own ("13.65" over "0.01" in a right-aligned column), never a line of one.
+      if (/^[-+−$€£(]*[\d.,]+[%)]*$/.test(c.text)) return false;
       const word = (c.text.split(/\s/)[0].length / Math.max(1, c.text.length)) * (me.x1 - me.x0);
-      return up.x1 + 0.35 * me.size + word >= edges[1] - 0.5 * me.size;
+      return up.x1 + 0.35 * me.size + word >= edges[c.col + c.colspan] - 0.5 * me.size;
     };
+    const wrapsFirst = wraps;
     lines.forEach((line, n) => {
       const above = grid[grid.length - 1];
       const goesOn = (c: GridCell) => {
@@ -599,7 +630,9 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         // words, "Water boatman  few  few", "load after xcolor  no  allowed", are rows.)
         if (c.col === 0) return wrapsFirst(a, c) && (line.length === 1 || /\p{Ll}-$/u.test(lastLine.get(a) ?? a.text));
         if (line.length === 1 && /\S\s+\S/.test(lastLine.get(a) ?? a.text)) return true;
-        return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text));
+        // Or a cell of a p{} column whose line above could not take its first word (typewriter
+        // options: "-Os" / "-ffunction-sections" / "-fdata-sections").
+        return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text) || wraps(a, c));
       };
       if (above && n > 0 && !header[n] && !header[n - 1] && line.length && line.every(goesOn)) {
         for (const c of line) {
