@@ -528,7 +528,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       const out: number[] = [];
       let reach = list[0][1];
       for (const [s, e] of list.slice(1)) {
-        if (s - reach >= 0.8 * size) out.push((s + reach) / 2);
+        if (s - reach >= 0.55 * size) out.push((s + reach) / 2);
         reach = Math.max(reach, e);
       }
       return out;
