@@ -505,7 +505,9 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     // the columns the rule covers). Their cells may straddle column bounds.
     const headBand = ys.length >= 3 ? baselines.filter((b) => b < ys[1]).length : 0;
     const header = baselines.map((b, n) => (headBand <= 3 && headBand < baselines.length && b < ys[1]) || under.some((s) => s.y0 > b && s.y0 < (baselines[n + 1] ?? box.bottom)));
-    // Column boundaries: whitespace in the x projection of the runs of lines of several runs.
+    // Column boundaries: whitespace in the x projection of the runs of lines of several runs,
+    // 0.55 font sizes wide or more (wider than a word space, typewriter ones too: cells set
+    // 6pt apart, runs of their own since run-builder.ts cuts runs there).
     // A line of one run ("Item" over two columns) may straddle a boundary: it spans, it does
     // not erase it; nor does a cell centred over a short rule reaching past it on both sides
     // ("Multicolumn entry!" over the \cmidrule of the two columns it spans).
