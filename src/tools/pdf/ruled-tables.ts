@@ -625,12 +625,19 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     const wrapsFirst = wraps;
     lines.forEach((line, n) => {
       const above = grid[grid.length - 1];
+      const strongly = (c: GridCell) => {
+        const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
+        return !!a?.text && (/[,;/–(]$/.test(a.text) || open(a.text));
+      };
       const goesOn = (c: GridCell) => {
         const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
         if (!a?.text) return false;
         // (Beside other cells, only where the line above ends in a broken word: rows of short
         // words, "Water boatman  few  few", "load after xcolor  no  allowed", are rows.)
-        if (c.col === 0) return wrapsFirst(a, c) && (line.length === 1 || /\p{Ll}-$/u.test(lastLine.get(a) ?? a.text));
+        // Or where it starts lower case beside cells that go on after a comma or an open
+        // parenthesis ("Archive, tape" / "library" beside "records kept for the law," / "read
+        // once a year ...").
+        if (c.col === 0) return wrapsFirst(a, c) && (line.length === 1 || /\p{Ll}-$/u.test(lastLine.get(a) ?? a.text) || (/^\p{Ll}/u.test(c.text) && line.every((x) => x.col === 0 || strongly(x))));
         if (line.length === 1 && /\S\s+\S/.test(lastLine.get(a) ?? a.text)) return true;
         // Or a cell of a p{} column whose line above could not take its first word (typewriter
         // options: "-Os" / "-ffunction-sections" / "-fdata-sections").
