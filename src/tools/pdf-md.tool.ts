@@ -399,7 +399,10 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
     const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
     // A ruled table whose cells span (its rules say which) keeps them: x-positions cannot tell.
-    const ruled = v.value.tables.filter((t) => t.cells || !aligned.some((a) => overlaps(a, t) && width(a) > width(t)));
+    // (Only one reaching past the ruled one's sides: within them, the rules and the whitespace
+    // between them part the columns, and a centred column's cells start at many x-positions.)
+    const past = (a: Table, t: Table) => a.x0 < t.x0 - 2 || a.x1 > t.x1 + 2;
+    const ruled = v.value.tables.filter((t) => t.cells || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t)));
     aligned = aligned.filter((a) => !ruled.some((t) => overlaps(a, t)));
     const inRuled = (f: Fragment) => ruled.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
     const inAligned = new Set(aligned.flatMap((t) => t.fragments));

@@ -46,6 +46,53 @@ function rowsOf(fragments: Fragment[]): Row[] {
   return rows;
 }
 
+/** A caption's label: "Table 4:", "Tab. 2.1.", "Figure 3:". */
+const CAPTION = /^(?:Table|Tab\.|Figure|Fig\.)\s*[\dIVX]+(?:\.\d+)*[:.]/;
+
+/**
+ * Captions set beside a table, in the margin (sidecap's SCtable, tufte-handout, a minipage in
+ * the margin): a line that opens with a caption's label while other text stands on its line,
+ * apart from it, with the lines under it (at its left edge or hanging in under the label's
+ * words, a justified line in pieces) kept on its side of that text. They are the page's text,
+ * not a first or last column of the table beside them.
+ */
+function sideCaptions(fragments: Fragment[]): Set<Fragment> {
+  const out = new Set<Fragment>();
+  for (const f of fragments) {
+    if (!CAPTION.test(f.text.trim())) continue;
+    const sameLine = fragments.filter((g) => g !== f && Math.abs(g.baseline - f.baseline) <= 0.5 * Math.max(f.size, g.size));
+    // Text beside it on the right: past the first gap right of the label that runs empty down
+    // the label's line and the two under it (a justified caption's stretched word spaces do
+    // not: the words of the lines under it cover them).
+    const band = fragments.filter((g) => g.x0 >= f.x0 - 1 && g.baseline > f.baseline - 0.5 * f.size && g.baseline <= f.baseline + 2.6 * f.size).sort((a, b) => a.x0 - b.x0);
+    let x1 = f.x1;
+    let limit = Infinity;
+    for (const g of band) {
+      if (g.x0 - x1 >= f.size && g.x0 > f.x1) {
+        limit = g.x0;
+        break;
+      }
+      x1 = Math.max(x1, g.x1);
+    }
+    const right = limit < Infinity && sameLine.some((g) => g.x0 >= limit - 1);
+    const left = sameLine.some((g) => g.x1 <= f.x0 - f.size);
+    if (!right && !left) continue;
+    // Its side: from its left edge to the text right of it (or on, when the text is left of it).
+    const onSide = (g: Fragment) => g.x0 >= f.x0 - 1 && (right ? g.x1 <= limit - 0.5 * f.size : g.x0 <= f.x1) && Math.abs(g.size - f.size) <= 0.2;
+    for (const g of [f, ...sameLine.filter(onSide)]) out.add(g);
+    let baseline = f.baseline;
+    for (;;) {
+      const next = fragments.filter((g) => g.baseline > baseline + 0.5 * f.size && g.baseline - baseline <= 1.6 * f.size && onSide(g));
+      if (!next.length) break;
+      const first = Math.min(...next.map((g) => g.baseline));
+      const line = next.filter((g) => g.baseline - first <= 0.5 * f.size);
+      for (const g of line) out.add(g);
+      baseline = first;
+    }
+  }
+  return out;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 /**
@@ -54,7 +101,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * monospaced font (rows of them alone are a listing's).
  */
 export function findAlignedTables(fragments: Fragment[], bodySize: number, skipRow: (row: Fragment[]) => boolean, isMono: (f: Fragment) => boolean = () => false): AlignedTable[] {
-  const rows = rowsOf(fragments);
+  const captions = sideCaptions(fragments);
+  const rows = rowsOf(captions.size ? fragments.filter((f) => !captions.has(f)) : fragments);
   const monoRow = (r: Row) => r.fragments.every(isMono);
   const tables: AlignedTable[] = [];
   let i = 0;
@@ -191,13 +239,19 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
     // The step between the lines of a wrapped cell: the run's smallest. Rows set further apart
     // than that (Texinfo's @table puts space between items) tell a row from a wrapped line.
     const lineStep = Math.min(...run.slice(1).map((r, n) => r.baseline - run[n].baseline));
+    // The last line of the first column so far: where it ends, and whether it breaks a word.
+    let firstEnd: Fragment | null = null;
     run.forEach((r, n) => {
       const cells: string[] = columns.map(() => '');
+      let first: Fragment | null = null;
       for (const f of r.fragments) {
         const k = Math.max(0, columnOf(f.x0));
         cells[k] = cells[k] ? `${cells[k]} ${f.text}` : f.text;
+        if (k === 0) first = f;
         used.push(f);
       }
+      const lineAbove = firstEnd;
+      if (first) firstEnd = first;
       const filled = cells.filter(Boolean).length;
       if (out.length && filled === 1) {
         const k = cells.findIndex(Boolean);
@@ -206,8 +260,22 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
         // of its own: a term with no description ("Rdconv" over "Rd2txt  Convert Rd format
         // ..."), or one too long for the column, its description on the next line ("javareconf").
         const apart = k === 0 && n > 0 && r.baseline - run[n - 1].baseline > 1.3 * lineStep;
+        // So is one whose first word would have fitted on the first cell's line above, before
+        // the next column (a cell that wraps breaks only where the next word does not fit): a
+        // row whose description is empty ("tl_add" over "tl_add_many", then "tl_sub  Subtract ...").
+        // And so is a typewriter name under a typewriter name, each one word (an identifier
+        // does not wrap into another: "tl_add" over "tl_add_many"), unless the one above ends
+        // as a wrapped line would (a comma, an open parenthesis, an operator).
+        const fitted = k === 0 && first !== null && lineAbove !== null && columns.length > 1 && (() => {
+          const text = first.text.trim();
+          const above = lineAbove.text.trim();
+          if (/-$/.test(above)) return false;
+          if (isMono(first) && isMono(lineAbove) && !/\s/.test(text) && !/\s/.test(above) && !/[,([{=+*/\\|&-]$/.test(above) && /^[\p{L}_$.]/u.test(text)) return true;
+          const word = (text.split(/\s/)[0].length / Math.max(1, text.length)) * (first.x1 - first.x0);
+          return lineAbove.x1 + 0.35 * first.size + word < columns[1] - 0.5 * first.size;
+        })();
         // Under a later column, or under the first when the row above has its first cell only partly set.
-        if (k > 0 || (last.slice(1).some(Boolean) && !apart)) {
+        if (k > 0 || (last.slice(1).some(Boolean) && !apart && !fitted)) {
           last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
           return;
         }

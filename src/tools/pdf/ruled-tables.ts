@@ -323,8 +323,30 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
     }
     if (lines.length < 2) continue;
     const sets = lines.map((l) => [...new Set(l.map(colOf))].sort((a, c) => a - c).join(','));
-    if (sets[0].split(',').length < 2 || sets.some((x) => x !== sets[0])) continue;
     const text = (l: TextRun[], k: number) => l.filter((r) => colOf(r) === k).sort((a, c) => a.x0 - c.x0).map((r) => r.text).join(' ').trim();
+    if (sets[0].split(',').length < 2) continue;
+    if (sets.some((x) => x !== sets[0])) {
+      // Rows whose cells wrap ("|l|l|p{5cm}|" with \hline only round the header and the end):
+      // a line with text in the first column starts a row, in the same columns as the band's
+      // first line; a line without the first column goes on with the cells above it. Not where a
+      // first cell itself may go on (after a comma or a hyphen, or every cell of its line
+      // lower case: "wrap  0  Column at which ..." starts a row).
+      const first = Number(sets[0].split(',')[0]);
+      const starts = lines.map((l) => l.some((r) => colOf(r) === first));
+      // (A line under a start with a column the starts do not have is a cell set lower, in
+      // the middle of rows spanned by others: one row of several lines, not rows.)
+      const own = new Set(sets[0].split(','));
+      if (starts.filter(Boolean).length < 2 || lines.some((l, n) => (starts[n] ? sets[n] !== sets[0] : sets[n].split(',').some((k) => !own.has(k))))) continue;
+      const lower = (l: TextRun[], n: number) => sets[n].split(',').every((k) => /^[\p{Ll}(]/u.test(text(l, Number(k))));
+      if (lines.some((l, n) => n > 0 && starts[n] && (lower(l, n) || /[,-]$/.test(text(lines[n - 1], first))))) continue;
+      for (let n = 1; n < lines.length; n++) {
+        if (!starts[n]) continue;
+        const top = Math.min(...lines[n].map((r) => r.baseline - r.size * 0.8));
+        const bottom = Math.max(...lines[n - 1].map((r) => r.baseline));
+        out.push((top + bottom) / 2);
+      }
+      continue;
+    }
     const cols = sets[0].split(',').map(Number);
     if (lines.some((l, n) => n > 0 && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,-]$/.test(text(lines[n - 1], k))))) continue;
     for (let n = 1; n < lines.length; n++) {
@@ -437,7 +459,14 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
   }
   const tables: Table[] = [];
   for (const stack of stacks) {
-    const ys = cluster(stack.map((s) => s.y0), TOL);
+    let ys = cluster(stack.map((s) => s.y0), TOL);
+    // A frame round the rules (an \fbox a few points out) joins the stack: the empty bands
+    // between it and the table's own top and bottom rules are no rows.
+    const x0 = Math.min(...stack.map((s) => s.x0));
+    const x1 = Math.max(...stack.map((s) => s.x1));
+    const textIn = (a: number, b: number) => runs.some((r) => inBox(r, { x0: x0 - TOL, x1: x1 + TOL, top: a, bottom: b }));
+    while (ys.length >= 4 && !textIn(ys[0], ys[1])) ys = ys.slice(1);
+    while (ys.length >= 4 && !textIn(ys[ys.length - 2], ys[ys.length - 1])) ys = ys.slice(0, -1);
     if (ys.length < 3) continue;
     const box = { x0: stack[0].x0 - TOL, x1: stack[0].x1 + TOL, top: ys[0], bottom: ys[ys.length - 1] };
     const inside = runs.filter((r) => inBox(r, box));
@@ -476,24 +505,58 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     // the columns the rule covers). Their cells may straddle column bounds.
     const headBand = ys.length >= 3 ? baselines.filter((b) => b < ys[1]).length : 0;
     const header = baselines.map((b, n) => (headBand <= 3 && headBand < baselines.length && b < ys[1]) || under.some((s) => s.y0 > b && s.y0 < (baselines[n + 1] ?? box.bottom)));
-    // Column boundaries: whitespace in the x projection of the runs of lines of several runs.
+    // Column boundaries: whitespace in the x projection of the runs of lines of several runs,
+    // 0.55 font sizes wide or more (wider than a word space, typewriter ones too: cells set
+    // 6pt apart, runs of their own since run-builder.ts cuts runs there).
     // A line of one run ("Item" over two columns) may straddle a boundary: it spans, it does
     // not erase it; nor does a cell centred over a short rule reaching past it on both sides
     // ("Multicolumn entry!" over the \cmidrule of the two columns it spans).
     const lineOf = (r: TextRun) => lineRuns.findIndex((rs) => rs.includes(r));
-    const spanning = (f: { x0: number; x1: number }, n: number) => n >= 0 && under.some((s) => s.y0 > baselines[n] && s.y0 < (baselines[n + 1] ?? box.bottom) && s.x0 <= f.x0 - size && s.x1 >= f.x1 + size);
+    // Header cells over short rules side by side (groups of columns: "Summer half-year" and
+    // "Winter half-year" over "Mean Gust Mean Gust") span the columns under them even where
+    // the rules, trimmed at their ends (\cmidrule(lr)), are no wider than the text: there a
+    // rule under most of the cell, with two or more heads of the next line under it, is enough.
+    const spanning = (f: { x0: number; x1: number }, n: number) => {
+      if (n < 0) return false;
+      const rules = under.filter((s) => s.y0 > baselines[n] && s.y0 < (baselines[n + 1] ?? box.bottom));
+      const below = lineRuns[n + 1] ?? [];
+      const heads = (s: Segment) => below.filter((r) => r.x0 >= s.x0 - size && r.x1 <= s.x1 + size).length;
+      return rules.some((s) => (s.x0 <= f.x0 - size && s.x1 >= f.x1 + size) || (header[n] && rules.length >= 2 && heads(s) >= 2 && Math.min(s.x1, f.x1) - Math.max(s.x0, f.x0) >= 0.6 * (f.x1 - f.x0)));
+    };
     const several = lineRuns.filter((rs) => rs.length >= 2).flat();
     const unspanned = several.filter((r) => !spanning(r, lineOf(r)));
     const intervals = (unspanned.length ? unspanned : several.length ? several : inside).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
-    const bounds: number[] = [];
-    let reach = intervals[0][1];
-    for (const [s, e] of intervals.slice(1)) {
-      if (s - reach >= 0.8 * size) bounds.push((s + reach) / 2);
-      reach = Math.max(reach, e);
+    const gaps = (list: [number, number][]) => {
+      const out: number[] = [];
+      let reach = list[0][1];
+      for (const [s, e] of list.slice(1)) {
+        if (s - reach >= 0.55 * size) out.push((s + reach) / 2);
+        reach = Math.max(reach, e);
+      }
+      return out;
+    };
+    let bounds = gaps(intervals);
+    // One body line of several cells with a cell over columns (\multicolumn{4}{l}{...} in the
+    // last row) erases the bounds under it: where the other lines, four or more, agree on
+    // bounds that line's cells straddle, they stand, and that cell spans.
+    if (unspanned.length) {
+      const bodyLines = lineRuns.map((rs, n) => ({ rs, n })).filter(({ rs, n }) => rs.length >= 2 && !header[n]);
+      if (bodyLines.length >= 5) {
+        for (const { rs, n } of bodyLines) {
+          const others = unspanned.filter((r) => lineOf(r) !== n).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+          const more = gaps(others);
+          if (more.length > bounds.length && more.filter((b) => rs.some((r) => r.x0 < b && r.x1 > b)).length === more.length - bounds.length) {
+            bounds = more;
+            break;
+          }
+        }
+      }
     }
     if (bounds.length < 1) continue;
     const edges = [box.x0, ...bounds, box.x1];
     const colOf = (x: number) => Math.max(0, edges.findIndex((e, k) => k > 0 && x < e) - 1);
+    // Where each line's cell starts and ends (for telling a wrapped first cell from a row).
+    const extent = new Map<GridCell, { x0: number; x1: number; size: number }>();
     const lines: GridCell[][] = lineRuns.map((rs, n) => {
       const cells: { runs: TextRun[]; from: number; to: number; x0: number; x1: number }[] = [];
       for (const r of rs) {
@@ -515,7 +578,8 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         }
       }
       // A header line of one cell centred on the table spans it all ("Example using tabularx").
-      if (header[n] && cells.length === 1 && Math.abs((cells[0].x0 + cells[0].x1) / 2 - (box.x0 + box.x1) / 2) <= 0.05 * (box.x1 - box.x0)) {
+      // (Not one over a short rule: that rule says which columns it spans.)
+      if (header[n] && cells.length === 1 && !under.some((s) => s.y0 > baselines[n] && s.y0 < next && s.x0 <= cells[0].x1 && s.x1 >= cells[0].x0) && Math.abs((cells[0].x0 + cells[0].x1) / 2 - (box.x0 + box.x1) / 2) <= 0.05 * (box.x1 - box.x0)) {
         cells[0].from = 0;
         cells[0].to = edges.length - 2;
       }
@@ -528,7 +592,11 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
           last.to = Math.max(last.to, c.to);
         } else merged.push(c);
       }
-      return merged.map((c) => ({ text: cellText(c.runs), col: c.from, colspan: c.to - c.from + 1, rowspan: 1 }));
+      return merged.map((c) => {
+        const cell = { text: cellText(c.runs), col: c.from, colspan: c.to - c.from + 1, rowspan: 1 };
+        extent.set(cell, { x0: Math.min(...c.runs.map((r) => r.x0)), x1: Math.max(...c.runs.map((r) => r.x1)), size: Math.max(...c.runs.map((r) => r.size)) });
+        return cell;
+      });
     });
     // A body line whose every cell goes on with the cell above it (a paragraph cell on several
     // lines: lower case, or anything after a comma or an open parenthesis, after an unfinished
@@ -537,22 +605,52 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     // Interchange File" / "Format", "Disables the replacement of \thinspace." / "The stretchable
     // thinspace is still available as"): a row of its own would have no first cell, and one
     // word over one word ("\upshape" / "\itshape") is a list of values, each its row.
+    // A first cell goes on too (a p{} column: "Harbour mast on the" / "north pier", "Cup
+    // anemome-" / "ter") where its line above ends in a broken word, or where the first word
+    // would not have fitted on that line before the next column: a cell wraps only there.
     const grid: GridCell[][] = [];
     const lastLine = new Map<GridCell, string>();
+    const lastReach = new Map<GridCell, { x0: number; x1: number; size: number }>();
     const open = (t: string) => (t.match(/\(/g)?.length ?? 0) > (t.match(/\)/g)?.length ?? 0);
+    const wraps = (a: GridCell, c: GridCell) => {
+      const up = lastReach.get(a) ?? extent.get(a);
+      const me = extent.get(c);
+      if (!up || !me || edges.length < 3) return false;
+      if (/\p{Ll}-$/u.test(lastLine.get(a) ?? a.text)) return true;
+      // A number is a value of its own ("13.65" over "0.01" in a right-aligned column), never a line of one.
+      if (/^[-+−$€£(]*[\d.,]+[%)]*$/.test(c.text)) return false;
+      const word = (c.text.split(/\s/)[0].length / Math.max(1, c.text.length)) * (me.x1 - me.x0);
+      return up.x1 + 0.35 * me.size + word >= edges[c.col + c.colspan] - 0.5 * me.size;
+    };
+    const wrapsFirst = wraps;
     lines.forEach((line, n) => {
       const above = grid[grid.length - 1];
+      const strongly = (c: GridCell) => {
+        const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
+        return !!a?.text && (/[,;/–(]$/.test(a.text) || open(a.text));
+      };
       const goesOn = (c: GridCell) => {
         const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
-        if (c.col === 0 || !a?.text) return false;
+        if (!a?.text) return false;
+        // (Beside other cells, only where the line above ends in a broken word: rows of short
+        // words, "Water boatman  few  few", "load after xcolor  no  allowed", are rows.)
+        // Or where it starts lower case beside cells that go on after a comma or an open
+        // parenthesis ("Archive, tape" / "library" beside "records kept for the law," / "read
+        // once a year ...").
+        if (c.col === 0) return wrapsFirst(a, c) && (line.length === 1 || /\p{Ll}-$/u.test(lastLine.get(a) ?? a.text) || (/^\p{Ll}/u.test(c.text) && line.every((x) => x.col === 0 || strongly(x))));
         if (line.length === 1 && /\S\s+\S/.test(lastLine.get(a) ?? a.text)) return true;
-        return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text));
+        // Or a cell of a p{} column whose line above could not take its first word (typewriter
+        // options: "-Os" / "-ffunction-sections" / "-fdata-sections").
+        return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text) || wraps(a, c));
       };
       if (above && n > 0 && !header[n] && !header[n - 1] && line.length && line.every(goesOn)) {
         for (const c of line) {
           const a = above.find((x) => x.col === c.col)!;
-          a.text = /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
+          // A word broken at the line's end is joined without its hyphen ("turn-" / "ing").
+          a.text = /\p{Ll}-$/u.test(a.text) && /^\p{Ll}/u.test(c.text) ? a.text.slice(0, -1) + c.text : /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
           lastLine.set(a, c.text);
+          const r = extent.get(c);
+          if (r) lastReach.set(a, r);
         }
       } else grid.push(line);
     });

@@ -8,6 +8,11 @@ import type { RawRun } from './text-types.ts';
 const RUN_GAP = 0.8;
 /** A gap wider than this many font sizes between two characters of a run is a word space (pdf.js used 0.102). */
 const SPACE_GAP = 0.1;
+/**
+ * A gap wider than this many font sizes (but no jump) is noted as a cut: wider than a word
+ * space, even a typewriter one (0.525), as table cells set close stand apart (2 x 3pt at 10pt).
+ */
+const CUT_GAP = 0.55;
 
 export const isSpace = (u: number) => u === 0x20 || u === 0x09 || u === 0xa0 || (u >= 0x2000 && u <= 0x200b) || u === 0x3000;
 
@@ -82,6 +87,7 @@ export class RunBuilder {
     const along1 = Math.max(p1, p2, p3, p4);
     const gap = along0 - run.reach;
     if (gap > RUN_GAP * run.size || along1 < run.reach - 4 * run.size) return false;
+    if (gap > CUT_GAP * run.size) (run.cuts ??= []).push(run.codes.length, run.reach, along0);
     // A visible gap inside a text object is a space even when the document has none
     // (letter-spaced code listings, words placed by kerning): pdf.js's threshold.
     if (run.pendingSpace || gap > SPACE_GAP * run.size) run.codes.push(0x20);
@@ -121,6 +127,8 @@ export class RunBuilder {
       size,
       reach: Math.max(l * dx + b * dy, r * dx + t * dy, l * dx + t * dy, r * dx + b * dy),
       pendingSpace: false,
+      from: Math.min(l * dx + b * dy, r * dx + t * dy, l * dx + t * dy, r * dx + b * dy),
+      cuts: null,
     };
   }
 

@@ -32,7 +32,7 @@ export function layoutRuns({ runs: raw, viewBox, rotate, rules }: RawPageText): 
   const H = view.height;
   const u = (px: number, py: number) => frameU(dominant, W, H, vt[0] * px + vt[2] * py + vt[4], vt[1] * px + vt[3] * py + vt[5]);
   const v = (px: number, py: number) => frameV(dominant, W, H, vt[0] * px + vt[2] * py + vt[4], vt[1] * px + vt[3] * py + vt[5]);
-  const runs: TextRun[] = raw.map((r, i) => {
+  const whole: TextRun[] = raw.map((r, i) => {
     const u1 = u(r.left, r.bottom);
     const v1 = v(r.left, r.bottom);
     const u2 = u(r.right, r.bottom);
@@ -55,5 +55,32 @@ export function layoutRuns({ runs: raw, viewBox, rotate, rules }: RawPageText): 
       fontId: r.fontId,
     };
   });
+  // A run with gaps wider than a word space (cells of a tight table in one text object) is
+  // cut there into runs of its own, placed along it; lines still join them into fragments.
+  let runs = whole;
+  if (raw.some((r, i) => r.cuts !== null && quarters[i] === dominant)) {
+    runs = [];
+    for (let i = 0; i < raw.length; i++) {
+      const r = raw[i];
+      const run = whole[i];
+      const cuts = r.cuts;
+      const span = r.reach - r.from;
+      if (cuts === null || quarters[i] !== dominant || span <= 0) {
+        runs.push(run);
+        continue;
+      }
+      const at = (along: number) => run.x0 + ((along - r.from) / span) * (run.x1 - run.x0);
+      let start = 0;
+      let x0 = run.x0;
+      for (let k = 0; k + 2 < cuts.length; k += 3) {
+        const text = r.text.slice(start, cuts[k]);
+        if (text.trim()) runs.push({ ...run, text, x0, x1: at(cuts[k + 1]) });
+        start = cuts[k] + 1;
+        x0 = at(cuts[k + 2]);
+      }
+      const rest = r.text.slice(start);
+      if (rest.trim()) runs.push({ ...run, text: rest, x0, x1: run.x1 });
+    }
+  }
   return { frame, fragments: buildFragments(runs), rules };
 }

@@ -26,6 +26,14 @@ export interface RawRun {
   /** Furthest extent along the baseline so far, to spot a gap or a wide jump inside one text object. */
   reach: number;
   pendingSpace: boolean;
+  /** Where along the baseline the run starts. */
+  from: number;
+  /**
+   * Gaps inside the run wider than a word space (CUT_GAP font sizes: cells of a tight table),
+   * three numbers each: the index in codes of the space put there, where the gap starts and
+   * where it ends along the baseline; null when there are none.
+   */
+  cuts: number[] | null;
 }
 
 /** What an engine read from one page: the runs and the page's box and turn. */
