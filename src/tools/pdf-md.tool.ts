@@ -27,6 +27,7 @@ import { findFurniture } from './pdf/page-furniture.ts';
 import { buildBlocks, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
 import { findTables, readRulings, type GridCell, type Table } from './pdf/ruled-tables.ts';
 import { findAlignedTables } from './pdf/aligned-tables.ts';
+import { ascending, byX0 } from './pdf/fragments.ts';
 import { fixSymbols, joinLines, Vocabulary } from './pdf/flow-text.ts';
 import type { PdfMdResult, ProgressFn } from './tool-types.ts';
 
@@ -174,14 +175,14 @@ function codeToMarkdown(fragments: Fragment[]): string {
     }
   }
   const charWidth = (f: Fragment) => (f.x1 - f.x0) / Math.max(1, f.text.length);
-  const widths = fragments.filter((f) => f.text.length >= 4).map(charWidth).sort((a, b) => a - b);
+  const widths = fragments.filter((f) => f.text.length >= 4).map(charWidth).sort(ascending);
   const cw = widths[Math.floor(widths.length / 2)] || 6;
   const minX = Math.min(...fragments.map((f) => f.x0));
-  const steps = rows.slice(1).map((r, i) => (r[0].page === rows[i][0].page ? r[0].baseline - rows[i][0].baseline : 0)).filter((s) => s > 0).sort((a, b) => a - b);
+  const steps = rows.slice(1).map((r, i) => (r[0].page === rows[i][0].page ? r[0].baseline - rows[i][0].baseline : 0)).filter((s) => s > 0).sort(ascending);
   const step = steps[0] ?? 0;
   const out: string[] = [];
   rows.forEach((row, i) => {
-    row.sort((a, b) => a.x0 - b.x0);
+    row.sort(byX0);
     if (i > 0 && step && row[0].page === rows[i - 1][0].page && row[0].baseline - rows[i - 1][0].baseline > step * 1.6) out.push('');
     let line = '';
     for (const f of row) {
@@ -239,7 +240,7 @@ function markerLevel(st: BlockState, x: number): number {
   let level = st.markerX.findIndex((mx) => Math.abs(mx - x) < 4);
   if (level < 0) {
     st.markerX.push(x);
-    st.markerX.sort((a, b) => a - b);
+    st.markerX.sort(ascending);
     level = st.markerX.indexOf(x);
   }
   return level;
@@ -274,7 +275,7 @@ function blockToParts(block: Block, headingLevel: number | null, bold: boolean, 
 
 /** Table-of-contents lines as list items, nested by their indentation. */
 function tocToParts(lines: Fragment[], vocab: Vocabulary): Part[] {
-  const xs = [...new Set(lines.map((l) => Math.round(l.x0 / 4)))].sort((a, b) => a - b);
+  const xs = [...new Set(lines.map((l) => Math.round(l.x0 / 4)))].sort(ascending);
   return lines.map((l) => {
     const m = TOC_LINE.exec(l.text);
     const title = joinLines([m ? m[1].replace(/\s*\.$/, '') : l.text], vocab);

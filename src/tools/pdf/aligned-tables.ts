@@ -21,6 +21,7 @@
  */
 import type { Fragment } from './text-types.ts';
 import type { Table } from './ruled-tables.ts';
+import { ascending, byBaselineThenX0, byX0 } from './fragments.ts';
 
 export interface AlignedTable extends Table {
   fragments: Fragment[];
@@ -35,18 +36,18 @@ interface Row {
 }
 
 function rowsOf(fragments: Fragment[]): Row[] {
-  const sorted = [...fragments].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
+  const sorted = [...fragments].sort(byBaselineThenX0);
   const rows: Row[] = [];
   for (const f of sorted) {
     const last = rows[rows.length - 1];
     if (last && Math.abs(f.baseline - last.baseline) <= 0.35 * Math.max(f.size, last.size)) last.fragments.push(f);
     else rows.push({ fragments: [f], baseline: f.baseline, size: f.size });
   }
-  for (const r of rows) r.fragments.sort((a, b) => a.x0 - b.x0);
+  for (const r of rows) r.fragments.sort(byX0);
   return rows;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const median = (xs: number[]) => [...xs].sort(ascending)[Math.floor(xs.length / 2)] ?? 0;
 
 /**
  * Finds aligned tables among a page's fragments. `skipRow` tells rows that belong to
@@ -98,7 +99,7 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
         // "CPU  Versions  Provider" over "Debian  i386/amd64  squeeze/wheezy  Johannes Ranke").
         const headless = run.length === 1 && fresh.length === 1 && fresh[0] === r.fragments[0] && fresh[0].x1 < columns[0] - tol && r.fragments.length === columns.length + 1;
         if (fresh.length > 1 || (fresh.length === 1 && fresh[0] === r.fragments[0] && !headless)) break;
-        if (fresh.length === 1) columns = [...columns, fresh[0].x0].sort((a, b) => a - b);
+        if (fresh.length === 1) columns = [...columns, fresh[0].x0].sort(ascending);
         run.push(r);
         maxStep = Math.max(maxStep, step);
         continue;

@@ -6,7 +6,7 @@
  * code below only ever deals with horizontal text.
  */
 import { boxOf } from './geometry.ts';
-import { dominantBy, median, SAME_LINE, sortByKey } from './fragments.ts';
+import { ascending, byBaselineThenX0, byX0, dominantBy, median, SAME_LINE, sortByKey } from './fragments.ts';
 import type { PdfPage } from './open-pdf.ts';
 import { readPdfiumRuns } from './pdfium-runs.ts';
 import { layoutRuns } from './text-runs.ts';
@@ -82,7 +82,7 @@ function spanGaps(starts: number[], ends: number[]): Gap[] {
 
 /** Distinct lines among fragments (baselines more than half a font size apart). */
 const lineCount = (frags: Fragment[]): number => {
-  const baselines = frags.map((f) => f.baseline).sort((a, b) => a - b);
+  const baselines = frags.map((f) => f.baseline).sort(ascending);
   let n = 0;
   let last = -Infinity;
   for (const b of baselines) {
@@ -151,7 +151,7 @@ export function readingOrder<T extends Box & { text?: string }>(items: T[]): T[]
       const cuts = yGaps
         .filter((g) => g.end - g.start >= widest * 0.9)
         .map((g) => (g.start + g.end) / 2)
-        .sort((a, b) => a - b);
+        .sort(ascending);
       const sorted = sortByKey([...set], coreTop);
       let band: T[] = [];
       let next = 0;
@@ -168,7 +168,7 @@ export function readingOrder<T extends Box & { text?: string }>(items: T[]): T[]
     }
     if (xGaps.length) {
       // One row of cells: all cuts at once, left to right.
-      const sorted = [...set].sort((a, b) => a.x0 - b.x0);
+      const sorted = [...set].sort(byX0);
       const groups: T[][] = [];
       let reach = -Infinity;
       for (const f of sorted) {
@@ -181,7 +181,7 @@ export function readingOrder<T extends Box & { text?: string }>(items: T[]): T[]
         return;
       }
     }
-    out.push(...[...set].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0));
+    out.push(...[...set].sort(byBaselineThenX0));
   };
   cut(items);
   return out;
