@@ -127,114 +127,132 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
     // justified line of that column ("... is run.      (cipher/sha1.c:" over lines as wide as
     // the whole line): no column.
     // (Only with three columns or more: without the stray one, two are left to make a table.)
-    const stray = columns.map((_, k) => {
-      if (k === 0 || columns.length < 3) return false;
-      const at = run.flatMap((r) => r.fragments.map((f, n) => ({ f, prev: r.fragments[n - 1] }))).filter(({ f }) => columnOf(f.x0) === k);
-      if (at.length !== 1) return false;
-      const { f, prev } = at[0];
-      if (!prev || f.x0 - prev.x1 > 2.5 * f.size || columnOf(prev.x0) !== k - 1) return false;
-      return run.some((r) => r.fragments.some((g) => g !== prev && columnOf(g.x0) === k - 1 && g.x1 > f.x0 + f.size));
-    });
+    const stray = strayColumns(columns, run, columnOf);
     if (stray.some(Boolean)) columns = columns.filter((_, k) => !stray[k]);
-    const accept = (() => {
-      if (full.length < 3 || columns.length < 2) return false;
-      const cells = columns.map(() => [] as Fragment[]);
-      for (const r of run) for (const f of r.fragments) cells[Math.max(0, columnOf(f.x0))].push(f);
-      // Columns of real cells: a lowered letter or a footnote mark is not one.
-      const real = cells.filter((c) => c.filter((f) => f.text.trim().length >= 2).length >= 2);
-      if (real.length < 2) return false;
-      // Running text in columns: two columns whose lines are long.
-      if (real.filter((c) => median(c.map((f) => f.x1 - f.x0)) >= 10 * bodySize).length >= 2) return false;
-      // A list whose markers stand apart (marker and text: two columns; a column of numbers
-      // before two more is a table's, "15 CPLXSXP complex vectors").
-      if (real.length <= 2 && cells[0].length && cells[0].every((f) => MARKER.test(f.text.trim()))) return false;
-      // Two columns of running text with a listing in one of them (a two-column page): just
-      // above or below the rows, both columns go on with long lines. A table's long column
-      // starts and ends with the table, and the text around a table spans its width.
-      for (let k = 1; k < columns.length; k++) {
-        if (!cells[k].length || median(cells[k].map((f) => f.x1 - f.x0)) < 10 * bodySize) continue;
-        const x0 = Math.min(...cells[k].map((f) => f.x0));
-        const x1 = Math.max(...cells[k].map((f) => f.x1));
-        const long = (f: Fragment) => f.x1 - f.x0 >= 10 * bodySize;
-        const goesOn = (row: Row | undefined, near: Row) =>
-          row !== undefined &&
-          Math.abs(row.baseline - near.baseline) <= 2.6 * Math.max(row.size, near.size) &&
-          row.fragments.some((f) => long(f) && f.x1 < x0) &&
-          row.fragments.some((f) => long(f) && Math.min(f.x1, x1) - Math.max(f.x0, x0) >= 0.5 * (f.x1 - f.x0));
-        if (goesOn(rows[i - 1], run[0]) || goesOn(rows[i + run.length], run[run.length - 1])) return false;
-      }
-      return true;
-    })();
+    const accept = acceptRun(rows, i, run, full, columns, columnOf, bodySize);
     if (!accept) {
       i++;
       continue;
     }
-    // Rows: a full row starts one; a single fragment joins the row above in its column.
-    const out: string[][] = [];
-    const used: Fragment[] = [];
-    // A header whose cells sit closer than the gap that parts fragments ("Model object Array
-    // member") is one fragment above the table: split it at its runs that start at columns.
-    const above = rows[i - 1];
-    if (above && above.fragments.length === 1 && rows[i].baseline - above.baseline <= 2.6 * above.size && !skipRow(above.fragments)) {
-      const runs = above.fragments[0].runs;
-      const starts = runs.map((r) => columns.findIndex((c) => Math.abs(c - r.x0) <= tol));
-      if (runs.length >= 2 && starts[0] === 0 && new Set(starts.filter((k) => k >= 0)).size >= 2) {
-        const cells: string[] = columns.map(() => '');
-        let k = 0;
-        runs.forEach((r, n) => {
-          if (starts[n] >= 0) k = starts[n];
-          cells[k] = `${cells[k]} ${r.text}`.trim();
-        });
-        out.push(cells.map((c) => c.replace(/\s+/g, ' ')));
-        used.push(above.fragments[0]);
-      }
-    }
-    // The step between the lines of a wrapped cell: the run's smallest. Rows set further apart
-    // than that (Texinfo's @table puts space between items) tell a row from a wrapped line.
-    const lineStep = Math.min(...run.slice(1).map((r, n) => r.baseline - run[n].baseline));
-    run.forEach((r, n) => {
-      const cells: string[] = columns.map(() => '');
-      for (const f of r.fragments) {
-        const k = Math.max(0, columnOf(f.x0));
-        cells[k] = cells[k] ? `${cells[k]} ${f.text}` : f.text;
-        used.push(f);
-      }
-      const filled = cells.filter(Boolean).length;
-      if (out.length && filled === 1) {
-        const k = cells.findIndex(Boolean);
-        const last = out[out.length - 1];
-        // A first cell alone as far below the row above as rows are apart, not lines, is a row
-        // of its own: a term with no description ("Rdconv" over "Rd2txt  Convert Rd format
-        // ..."), or one too long for the column, its description on the next line ("javareconf").
-        const apart = k === 0 && n > 0 && r.baseline - run[n - 1].baseline > 1.3 * lineStep;
-        // Under a later column, or under the first when the row above has its first cell only partly set.
-        if (k > 0 || (last.slice(1).some(Boolean) && !apart)) {
-          last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
-          return;
-        }
-      }
-      out.push(cells);
-    });
-    // Columns nobody uses (a stray x-position) go.
-    const keep = columns.map((_, k) => out.some((row) => row[k]));
-    const rowsOut = out.map((row) => row.filter((_, k) => keep[k]));
-    // Most cells of a table are filled; prose beside scattered formula pieces is not a table.
-    const fill = rowsOut.reduce((n, row) => n + row.filter(Boolean).length / row.length, 0) / rowsOut.length;
-    if (fill < 0.6) {
+    const table = alignedTable(rows, i, run, columns, columnOf, tol, skipRow);
+    if (!table) {
       i++;
       continue;
     }
-    tables.push({
-      x0: Math.min(...used.map((f) => f.x0)),
-      x1: Math.max(...used.map((f) => f.x1)),
-      top: Math.min(...used.map((f) => f.top)),
-      bottom: Math.max(...used.map((f) => f.bottom)),
-      rows: rowsOut,
-      columns: columns.filter((_, k) => keep[k]),
-      fragments: used,
-    });
+    tables.push(table);
     i = i + run.length;
   }
   return tables;
 }
 
+// findAlignedTables' parts below are functions of their own so that V8 compiles each apart: as
+// one function (with these as closures inside it) TurboFan recompiled all of it, 50-90 ms a
+// time, whenever one site met a new map, and the closures' optimized code died with them.
+
+/** For each column, whether it is a stray one (see findAlignedTables). */
+function strayColumns(columns: number[], run: Row[], columnOf: (x: number) => number): boolean[] {
+  return columns.map((_, k) => {
+    if (k === 0 || columns.length < 3) return false;
+    const at = run.flatMap((r) => r.fragments.map((f, n) => ({ f, prev: r.fragments[n - 1] }))).filter(({ f }) => columnOf(f.x0) === k);
+    if (at.length !== 1) return false;
+    const { f, prev } = at[0];
+    if (!prev || f.x0 - prev.x1 > 2.5 * f.size || columnOf(prev.x0) !== k - 1) return false;
+    return run.some((r) => r.fragments.some((g) => g !== prev && columnOf(g.x0) === k - 1 && g.x1 > f.x0 + f.size));
+  });
+}
+
+/** Whether a run of rows under these columns is a table (see the module comment for what is not). */
+function acceptRun(rows: Row[], i: number, run: Row[], full: Row[], columns: number[], columnOf: (x: number) => number, bodySize: number): boolean {
+  if (full.length < 3 || columns.length < 2) return false;
+  const cells = columns.map(() => [] as Fragment[]);
+  for (const r of run) for (const f of r.fragments) cells[Math.max(0, columnOf(f.x0))].push(f);
+  // Columns of real cells: a lowered letter or a footnote mark is not one.
+  const real = cells.filter((c) => c.filter((f) => f.text.trim().length >= 2).length >= 2);
+  if (real.length < 2) return false;
+  // Running text in columns: two columns whose lines are long.
+  if (real.filter((c) => median(c.map((f) => f.x1 - f.x0)) >= 10 * bodySize).length >= 2) return false;
+  // A list whose markers stand apart (marker and text: two columns; a column of numbers
+  // before two more is a table's, "15 CPLXSXP complex vectors").
+  if (real.length <= 2 && cells[0].length && cells[0].every((f) => MARKER.test(f.text.trim()))) return false;
+  // Two columns of running text with a listing in one of them (a two-column page): just
+  // above or below the rows, both columns go on with long lines. A table's long column
+  // starts and ends with the table, and the text around a table spans its width.
+  for (let k = 1; k < columns.length; k++) {
+    if (!cells[k].length || median(cells[k].map((f) => f.x1 - f.x0)) < 10 * bodySize) continue;
+    const x0 = Math.min(...cells[k].map((f) => f.x0));
+    const x1 = Math.max(...cells[k].map((f) => f.x1));
+    const long = (f: Fragment) => f.x1 - f.x0 >= 10 * bodySize;
+    const goesOn = (row: Row | undefined, near: Row) =>
+      row !== undefined &&
+      Math.abs(row.baseline - near.baseline) <= 2.6 * Math.max(row.size, near.size) &&
+      row.fragments.some((f) => long(f) && f.x1 < x0) &&
+      row.fragments.some((f) => long(f) && Math.min(f.x1, x1) - Math.max(f.x0, x0) >= 0.5 * (f.x1 - f.x0));
+    if (goesOn(rows[i - 1], run[0]) || goesOn(rows[i + run.length], run[run.length - 1])) return false;
+  }
+  return true;
+}
+
+/** The table the run of rows at rows[i] makes under these columns, or null when too few of its cells are filled. */
+function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], columnOf: (x: number) => number, tol: number, skipRow: (row: Fragment[]) => boolean): AlignedTable | null {
+  // Rows: a full row starts one; a single fragment joins the row above in its column.
+  const out: string[][] = [];
+  const used: Fragment[] = [];
+  // A header whose cells sit closer than the gap that parts fragments ("Model object Array
+  // member") is one fragment above the table: split it at its runs that start at columns.
+  const above = rows[i - 1];
+  if (above && above.fragments.length === 1 && rows[i].baseline - above.baseline <= 2.6 * above.size && !skipRow(above.fragments)) {
+    const runs = above.fragments[0].runs;
+    const starts = runs.map((r) => columns.findIndex((c) => Math.abs(c - r.x0) <= tol));
+    if (runs.length >= 2 && starts[0] === 0 && new Set(starts.filter((k) => k >= 0)).size >= 2) {
+      const cells: string[] = columns.map(() => '');
+      let k = 0;
+      runs.forEach((r, n) => {
+        if (starts[n] >= 0) k = starts[n];
+        cells[k] = `${cells[k]} ${r.text}`.trim();
+      });
+      out.push(cells.map((c) => c.replace(/\s+/g, ' ')));
+      used.push(above.fragments[0]);
+    }
+  }
+  // The step between the lines of a wrapped cell: the run's smallest. Rows set further apart
+  // than that (Texinfo's @table puts space between items) tell a row from a wrapped line.
+  const lineStep = Math.min(...run.slice(1).map((r, n) => r.baseline - run[n].baseline));
+  run.forEach((r, n) => {
+    const cells: string[] = columns.map(() => '');
+    for (const f of r.fragments) {
+      const k = Math.max(0, columnOf(f.x0));
+      cells[k] = cells[k] ? `${cells[k]} ${f.text}` : f.text;
+      used.push(f);
+    }
+    const filled = cells.filter(Boolean).length;
+    if (out.length && filled === 1) {
+      const k = cells.findIndex(Boolean);
+      const last = out[out.length - 1];
+      // A first cell alone as far below the row above as rows are apart, not lines, is a row
+      // of its own: a term with no description ("Rdconv" over "Rd2txt  Convert Rd format
+      // ..."), or one too long for the column, its description on the next line ("javareconf").
+      const apart = k === 0 && n > 0 && r.baseline - run[n - 1].baseline > 1.3 * lineStep;
+      // Under a later column, or under the first when the row above has its first cell only partly set.
+      if (k > 0 || (last.slice(1).some(Boolean) && !apart)) {
+        last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
+        return;
+      }
+    }
+    out.push(cells);
+  });
+  // Columns nobody uses (a stray x-position) go.
+  const keep = columns.map((_, k) => out.some((row) => row[k]));
+  const rowsOut = out.map((row) => row.filter((_, k) => keep[k]));
+  // Most cells of a table are filled; prose beside scattered formula pieces is not a table.
+  const fill = rowsOut.reduce((n, row) => n + row.filter(Boolean).length / row.length, 0) / rowsOut.length;
+  if (fill < 0.6) return null;
+  return {
+    x0: Math.min(...used.map((f) => f.x0)),
+    x1: Math.max(...used.map((f) => f.x1)),
+    top: Math.min(...used.map((f) => f.top)),
+    bottom: Math.max(...used.map((f) => f.bottom)),
+    rows: rowsOut,
+    columns: columns.filter((_, k) => keep[k]),
+    fragments: used,
+  };
+}
