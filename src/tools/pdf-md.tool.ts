@@ -20,7 +20,7 @@
  * A page without a text layer (a scan) adds an HTML comment saying so, so a reader of the
  * Markdown knows content is missing rather than absent.
  */
-import type { PdfDocument } from './pdf/open-pdf.ts';
+import type { PdfDocument, PdfPage } from './pdf/open-pdf.ts';
 import { mapPages } from './pdf/pdf-pages.ts';
 import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { findFurniture } from './pdf/page-furniture.ts';
@@ -334,19 +334,69 @@ interface PageModel {
   tables: Table[];
 }
 
+/**
+ * Pass 1 for one page: its fragments (each marked with its page) and ruled tables. (At module
+ * level, as is pageItems: closures made inside pdfMd were compiled again for every document,
+ * since V8 drops a closure's optimized code once its closures are collected.)
+ */
+function readPageModel(page: PdfPage, pageNumber: number): PageModel {
+  const { frame, fragments, rules } = readPageText(page);
+  for (const f of fragments) f.page = pageNumber;
+  const tables = fragments.length ? findTables(readRulings(page, frame, rules), fragments) : [];
+  return { frameHeight: frame.height, fragments, tables };
+}
+
+const isTocFragment = (f: Fragment): boolean => isTocLine(f.text);
+const isTocRow = (row: Fragment[]): boolean => row.some(isTocFragment);
+
+/** Pass 2 for one page: its reading order, blocks and tables, furniture left out; null for a page without text. */
+function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>, bodySize: number): PageItem[] | null {
+  if (!model || !model.fragments.length) return null;
+  const kept = model.fragments.filter((f) => !furniture.has(f));
+  // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
+  // more columns wins (unless the ruled one has spanning cells): rules that frame only part of a table (FHS's man page table) would
+  // otherwise scatter its other columns.
+  let aligned = findAlignedTables(kept, bodySize, isTocRow, isMonoFragment);
+  const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
+  const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
+  // A ruled table whose cells span (its rules say which) keeps them: x-positions cannot tell.
+  const ruled = model.tables.filter((t) => t.cells || !aligned.some((a) => overlaps(a, t) && width(a) > width(t)));
+  aligned = aligned.filter((a) => !ruled.some((t) => overlaps(a, t)));
+  const inRuled = (f: Fragment) => ruled.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
+  const inAligned = new Set(aligned.flatMap((t) => t.fragments));
+  const outside = kept.filter((f) => !inRuled(f));
+  const tables: Table[] = [...ruled, ...aligned.map(({ fragments: _, ...t }) => t)];
+  const inText = outside.filter((f) => !inAligned.has(f));
+  const notes = footnotesOf(inText, bodySize, model.frameHeight);
+  const fragments = notes.size ? inText.filter((f) => !notes.has(f)) : inText;
+  // The fragments are placed as they are (their boxes), the tables as boxes holding them.
+  type Placed = Fragment | (Box & { table: Table });
+  const placed: Placed[] = [
+    ...fragments,
+    ...tables.map((t) => ({ x0: t.x0, x1: t.x1, top: t.top, bottom: t.bottom, baseline: t.bottom, size: (t.bottom - t.top) / 0.85, table: t })),
+  ];
+  const items: PageItem[] = [];
+  let run: Fragment[] = [];
+  const flush = () => {
+    for (const block of buildBlocks(run)) items.push({ kind: 'text', block, bold: isBoldFont(fontNameOf(block.fontId)) });
+    run = [];
+  };
+  for (const p of readingOrder(placed)) {
+    if ('table' in p) {
+      flush();
+      items.push({ kind: 'table', table: p.table });
+    } else run.push(p);
+  }
+  flush();
+  // Footnotes go after the page's text, so a paragraph that runs past them stays whole.
+  if (notes.size) for (const block of buildBlocks(readingOrder([...notes]))) items.push({ kind: 'text', block, bold: false, note: true });
+  return items;
+}
+
 export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: PdfMdOptions = {}): Promise<PdfMdResult> {
   const anchors = options.pageAnchors ?? true;
   // Pass 1: each page's fragments and ruled tables. Furniture and vocabulary need the whole document.
-  const visits = await mapPages(
-    doc,
-    (page, pageNumber): PageModel => {
-      const { frame, fragments, rules } = readPageText(page);
-      for (const f of fragments) f.page = pageNumber;
-      const tables = fragments.length ? findTables(readRulings(page, frame, rules), fragments) : [];
-      return { frameHeight: frame.height, fragments, tables };
-    },
-    onProgress,
-  );
+  const visits = await mapPages(doc, readPageModel, onProgress);
   const furniture = findFurniture(visits.map((v) => ({ height: v.value?.frameHeight ?? 0, fragments: v.value?.fragments ?? [] })));
   const vocab = new Vocabulary();
   for (const v of visits) for (const f of v.value?.fragments ?? []) if (!furniture.has(f)) vocab.addLine(f.text);
@@ -357,51 +407,10 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const bodySize = [...bodyChars.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 10;
 
   // Pass 2: reading order and blocks of what remains.
-  const pages = visits.map((v) => {
-    if (!v.value || !v.value.fragments.length) return null;
-    const kept = v.value.fragments.filter((f) => !furniture.has(f));
-    // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
-    // more columns wins (unless the ruled one has spanning cells): rules that frame only part of a table (FHS's man page table) would
-    // otherwise scatter its other columns.
-    let aligned = findAlignedTables(kept, bodySize, (row) => row.some((f) => isTocLine(f.text)), isMonoFragment);
-    const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
-    const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
-    // A ruled table whose cells span (its rules say which) keeps them: x-positions cannot tell.
-    const ruled = v.value.tables.filter((t) => t.cells || !aligned.some((a) => overlaps(a, t) && width(a) > width(t)));
-    aligned = aligned.filter((a) => !ruled.some((t) => overlaps(a, t)));
-    const inRuled = (f: Fragment) => ruled.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
-    const inAligned = new Set(aligned.flatMap((t) => t.fragments));
-    const outside = kept.filter((f) => !inRuled(f));
-    const tables: Table[] = [...ruled, ...aligned.map(({ fragments: _, ...t }) => t)];
-    const inText = outside.filter((f) => !inAligned.has(f));
-    const notes = footnotesOf(inText, bodySize, v.value.frameHeight);
-    const fragments = notes.size ? inText.filter((f) => !notes.has(f)) : inText;
-    // The fragments are placed as they are (their boxes), the tables as boxes holding them.
-    type Placed = Fragment | (Box & { table: Table });
-    const placed: Placed[] = [
-      ...fragments,
-      ...tables.map((t) => ({ x0: t.x0, x1: t.x1, top: t.top, bottom: t.bottom, baseline: t.bottom, size: (t.bottom - t.top) / 0.85, table: t })),
-    ];
-    const items: PageItem[] = [];
-    let run: Fragment[] = [];
-    const flush = () => {
-      for (const block of buildBlocks(run)) items.push({ kind: 'text', block, bold: isBoldFont(fontNameOf(block.fontId)) });
-      run = [];
-    };
-    for (const p of readingOrder(placed)) {
-      if ('table' in p) {
-        flush();
-        items.push({ kind: 'table', table: p.table });
-      } else run.push(p);
-    }
-    flush();
-    // Footnotes go after the page's text, so a paragraph that runs past them stays whole.
-    if (notes.size) for (const block of buildBlocks(readingOrder([...notes]))) items.push({ kind: 'text', block, bold: false, note: true });
-    return items;
-  });
+  const pages = visits.map((v) => pageItems(v.value, furniture, bodySize));
 
   // Heading levels from the document-wide size hierarchy (table-of-contents and code lines aside).
-  const isToc = (b: Block) => b.lines.some((l) => isTocLine(l.text));
+  const isToc = (b: Block) => b.lines.some(isTocFragment);
   const isCode = (b: Block) => b.lines.every(isMonoFragment);
   const textBlocks = pages.flatMap((items) => (items ?? []).flatMap((it) => (it.kind === 'text' ? [it.block] : [])));
   const monoChars = textBlocks.reduce((n, b) => n + (isCode(b) ? b.lines.reduce((k, l) => k + l.text.length, 0) : 0), 0);

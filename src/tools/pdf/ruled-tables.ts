@@ -199,8 +199,13 @@ const inBox = (r: TextRun, t: { x0: number; x1: number; top: number; bottom: num
 
 /** Tables drawn as a grid: connected horizontal and vertical rules. */
 function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
-  const all = [...h.map((s) => ({ s, horizontal: true })), ...v.map((s) => ({ s, horizontal: false }))];
-  const parent = all.map((_, i) => i);
+  // Built by push, not map and spread: the arrays' elements kinds then do not depend on whether
+  // V8 ran map as a builtin or inlined it (each new kind here deoptimized gridTables: "wrong map").
+  const all: { s: Segment; horizontal: boolean }[] = [];
+  for (const s of h) all.push({ s, horizontal: true });
+  for (const s of v) all.push({ s, horizontal: false });
+  const parent: number[] = [];
+  for (let i = 0; i < all.length; i++) parent.push(i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
   // Only a horizontal and a vertical rule can cross: `all` holds the horizontal ones first.
   for (let i = 0; i < h.length; i++) {
