@@ -420,7 +420,11 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const sizeChars = new Map<number, number>();
   for (const b of textBlocks) for (const l of b.lines) sizeChars.set(Math.round(l.size * 2) / 2, (sizeChars.get(Math.round(l.size * 2) / 2) ?? 0) + l.text.length);
   const body = [...sizeChars.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
-  const headingSizes = [...new Set(textBlocks.filter((b) => b.lines.length <= 3 && !isToc(b)).map((b) => Math.round(b.size * 2) / 2))]
+  // A loop into the set, not new Set(filter().map()): that expression deoptimized pdfMd ("wrong
+  // map") on nearly every document, and each time TurboFan recompiled all of pdfMd.
+  const blockSizes = new Set<number>();
+  for (const b of textBlocks) if (b.lines.length <= 3 && !isToc(b)) blockSizes.add(Math.round(b.size * 2) / 2);
+  const headingSizes = [...blockSizes]
     .filter((s) => s >= body * 1.15)
     .sort((a, b) => b - a);
   const levelOf = (size: number): number | null => {

@@ -21,7 +21,7 @@
  */
 import type { Fragment } from './text-types.ts';
 import type { Table } from './ruled-tables.ts';
-import { ascending, byBaselineThenX0, byX0 } from './fragments.ts';
+import { ascending, byBaselineThenX0, byX0, median } from './fragments.ts';
 
 export interface AlignedTable extends Table {
   fragments: Fragment[];
@@ -47,7 +47,23 @@ function rowsOf(fragments: Fragment[]): Row[] {
   return rows;
 }
 
-const median = (xs: number[]) => [...xs].sort(ascending)[Math.floor(xs.length / 2)] ?? 0;
+/**
+ * The fragments' left edges, built by push: an array made by map is packed from the builtin and
+ * holey from TurboFan's inlined map, and each kind `columns` came in deoptimized findAlignedTables
+ * and the functions it calls ("wrong map"), over and over as their tiers changed.
+ */
+function x0sOf(fragments: Fragment[]): number[] {
+  const xs: number[] = [];
+  for (const f of fragments) xs.push(f.x0);
+  return xs;
+}
+
+/** n empty cells, by push (see x0sOf). */
+function emptyCells(n: number): string[] {
+  const cells: string[] = [];
+  for (let k = 0; k < n; k++) cells.push('');
+  return cells;
+}
 
 /**
  * Finds aligned tables among a page's fragments. `skipRow` tells rows that belong to
@@ -66,7 +82,7 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       continue;
     }
     const run: Row[] = [rows[i]];
-    let columns = rows[i].fragments.map((f) => f.x0);
+    let columns = x0sOf(rows[i].fragments);
     const tol = Math.max(2, 0.6 * rows[i].size);
     const columnOf = (x: number) => {
       let k = -1;
@@ -151,20 +167,29 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
 
 /** For each column, whether it is a stray one (see findAlignedTables). */
 function strayColumns(columns: number[], run: Row[], columnOf: (x: number) => number): boolean[] {
-  return columns.map((_, k) => {
-    if (k === 0 || columns.length < 3) return false;
-    const at = run.flatMap((r) => r.fragments.map((f, n) => ({ f, prev: r.fragments[n - 1] }))).filter(({ f }) => columnOf(f.x0) === k);
-    if (at.length !== 1) return false;
-    const { f, prev } = at[0];
-    if (!prev || f.x0 - prev.x1 > 2.5 * f.size || columnOf(prev.x0) !== k - 1) return false;
-    return run.some((r) => r.fragments.some((g) => g !== prev && columnOf(g.x0) === k - 1 && g.x1 > f.x0 + f.size));
+  // Loops and push rather than map, flatMap and filter: see x0sOf.
+  const stray: boolean[] = [];
+  for (let k = 0; k < columns.length; k++) stray.push(strayColumn(k, columns, run, columnOf));
+  return stray;
+}
+
+function strayColumn(k: number, columns: number[], run: Row[], columnOf: (x: number) => number): boolean {
+  if (k === 0 || columns.length < 3) return false;
+  const at: { f: Fragment; prev: Fragment | undefined }[] = [];
+  for (const r of run) r.fragments.forEach((f, n) => {
+    if (columnOf(f.x0) === k) at.push({ f, prev: r.fragments[n - 1] });
   });
+  if (at.length !== 1) return false;
+  const { f, prev } = at[0];
+  if (!prev || f.x0 - prev.x1 > 2.5 * f.size || columnOf(prev.x0) !== k - 1) return false;
+  return run.some((r) => r.fragments.some((g) => g !== prev && columnOf(g.x0) === k - 1 && g.x1 > f.x0 + f.size));
 }
 
 /** Whether a run of rows under these columns is a table (see the module comment for what is not). */
 function acceptRun(rows: Row[], i: number, run: Row[], full: Row[], columns: number[], columnOf: (x: number) => number, bodySize: number): boolean {
   if (full.length < 3 || columns.length < 2) return false;
-  const cells = columns.map(() => [] as Fragment[]);
+  const cells: Fragment[][] = [];
+  for (let k = 0; k < columns.length; k++) cells.push([]);
   for (const r of run) for (const f of r.fragments) cells[Math.max(0, columnOf(f.x0))].push(f);
   // Columns of real cells: a lowered letter or a footnote mark is not one.
   const real = cells.filter((c) => c.filter((f) => f.text.trim().length >= 2).length >= 2);
@@ -204,7 +229,7 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
     const runs = above.fragments[0].runs;
     const starts = runs.map((r) => columns.findIndex((c) => Math.abs(c - r.x0) <= tol));
     if (runs.length >= 2 && starts[0] === 0 && new Set(starts.filter((k) => k >= 0)).size >= 2) {
-      const cells: string[] = columns.map(() => '');
+      const cells = emptyCells(columns.length);
       let k = 0;
       runs.forEach((r, n) => {
         if (starts[n] >= 0) k = starts[n];
@@ -218,7 +243,7 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
   // than that (Texinfo's @table puts space between items) tell a row from a wrapped line.
   const lineStep = Math.min(...run.slice(1).map((r, n) => r.baseline - run[n].baseline));
   run.forEach((r, n) => {
-    const cells: string[] = columns.map(() => '');
+    const cells = emptyCells(columns.length);
     for (const f of r.fragments) {
       const k = Math.max(0, columnOf(f.x0));
       cells[k] = cells[k] ? `${cells[k]} ${f.text}` : f.text;
