@@ -407,7 +407,10 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const bodySize = [...bodyChars.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 10;
 
   // Pass 2: reading order and blocks of what remains.
-  const pages = visits.map((v) => pageItems(v.value, furniture, bodySize));
+  // By push, not map: an array made by map is packed from the builtin and holey from TurboFan's
+  // inlined map, and pdfMd deoptimized on each kind ("wrong map") as its tier changed.
+  const pages: (PageItem[] | null)[] = [];
+  for (const v of visits) pages.push(pageItems(v.value, furniture, bodySize));
 
   // Heading levels from the document-wide size hierarchy (table-of-contents and code lines aside).
   const isToc = (b: Block) => b.lines.some(isTocFragment);

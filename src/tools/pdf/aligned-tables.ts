@@ -21,7 +21,7 @@
  */
 import type { Fragment } from './text-types.ts';
 import type { Table } from './ruled-tables.ts';
-import { ascending, byBaselineThenX0, byX0, median } from './fragments.ts';
+import { ascending, byBaselineThenX0, byX0, median, widthsOf } from './fragments.ts';
 
 export interface AlignedTable extends Table {
   fragments: Fragment[];
@@ -195,7 +195,7 @@ function acceptRun(rows: Row[], i: number, run: Row[], full: Row[], columns: num
   const real = cells.filter((c) => c.filter((f) => f.text.trim().length >= 2).length >= 2);
   if (real.length < 2) return false;
   // Running text in columns: two columns whose lines are long.
-  if (real.filter((c) => median(c.map((f) => f.x1 - f.x0)) >= 10 * bodySize).length >= 2) return false;
+  if (real.filter((c) => median(widthsOf(c)) >= 10 * bodySize).length >= 2) return false;
   // A list whose markers stand apart (marker and text: two columns; a column of numbers
   // before two more is a table's, "15 CPLXSXP complex vectors").
   if (real.length <= 2 && cells[0].length && cells[0].every((f) => MARKER.test(f.text.trim()))) return false;
@@ -203,7 +203,7 @@ function acceptRun(rows: Row[], i: number, run: Row[], full: Row[], columns: num
   // above or below the rows, both columns go on with long lines. A table's long column
   // starts and ends with the table, and the text around a table spans its width.
   for (let k = 1; k < columns.length; k++) {
-    if (!cells[k].length || median(cells[k].map((f) => f.x1 - f.x0)) < 10 * bodySize) continue;
+    if (!cells[k].length || median(widthsOf(cells[k])) < 10 * bodySize) continue;
     const x0 = Math.min(...cells[k].map((f) => f.x0));
     const x1 = Math.max(...cells[k].map((f) => f.x1));
     const long = (f: Fragment) => f.x1 - f.x0 >= 10 * bodySize;

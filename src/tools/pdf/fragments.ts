@@ -13,6 +13,15 @@ import type { Fragment, TextRun } from './text-types.ts';
 export const ascending = (a: number, b: number): number => a - b;
 export const byX0 = (a: { x0: number }, b: { x0: number }): number => a.x0 - b.x0;
 export const byBaseline = (a: { baseline: number }, b: { baseline: number }): number => a.baseline - b.baseline;
+/**
+ * The boxes' widths, by push: arrays made by map are packed from the builtin and holey from
+ * TurboFan's inlined map, and median and its callers deoptimized on each kind ("wrong map").
+ */
+export function widthsOf(boxes: { x0: number; x1: number }[]): number[] {
+  const widths: number[] = [];
+  for (const b of boxes) widths.push(b.x1 - b.x0);
+  return widths;
+}
 export const byBaselineThenX0 = (a: { baseline: number; x0: number }, b: { baseline: number; x0: number }): number => a.baseline - b.baseline || a.x0 - b.x0;
 
 export const median = (values: number[]): number => {
