@@ -181,7 +181,9 @@ function codeToMarkdown(fragments: Fragment[]): string {
   const steps = rows.slice(1).map((r, i) => (r[0].page === rows[i][0].page ? r[0].baseline - rows[i][0].baseline : 0)).filter((s) => s > 0).sort(ascending);
   const step = steps[0] ?? 0;
   const out: string[] = [];
-  rows.forEach((row, i) => {
+  // A loop, not rows.forEach with a closure: see readPageModel.
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
     row.sort(byX0);
     if (i > 0 && step && row[0].page === rows[i - 1][0].page && row[0].baseline - rows[i - 1][0].baseline > step * 1.6) out.push('');
     let line = '';
@@ -190,7 +192,7 @@ function codeToMarkdown(fragments: Fragment[]): string {
       line += ' '.repeat(Math.max(line ? 1 : 0, col - line.length)) + f.text;
     }
     out.push(line.replace(/\s+$/, ''));
-  });
+  }
   const fence = out.some((l) => l.includes('```')) ? '~~~' : '```';
   return `${fence}\n${out.join('\n')}\n${fence}`;
 }
