@@ -277,13 +277,19 @@ function blockToParts(block: Block, headingLevel: number | null, bold: boolean, 
 
 /** Table-of-contents lines as list items, nested by their indentation. */
 function tocToParts(lines: Fragment[], vocab: Vocabulary): Part[] {
-  const xs = [...new Set(lines.map((l) => Math.round(l.x0 / 4)))].sort(ascending);
-  return lines.map((l) => {
+  // Loops and push, not map: an array made by map is packed from the builtin and holey from
+  // TurboFan's inlined map, and the code reading these deoptimized on each kind ("wrong map").
+  const indents = new Set<number>();
+  for (const l of lines) indents.add(Math.round(l.x0 / 4));
+  const xs = [...indents].sort(ascending);
+  const parts: Part[] = [];
+  for (const l of lines) {
     const m = TOC_LINE.exec(l.text);
     const title = joinLines([m ? m[1].replace(/\s*\.$/, '') : l.text], vocab);
     const page = m?.[2] ? ` (page ${m[2]})` : '';
-    return { md: `${'  '.repeat(Math.min(3, xs.indexOf(Math.round(l.x0 / 4))))}- ${title}${page}`, kind: 'toc' as const };
-  });
+    parts.push({ md: `${'  '.repeat(Math.min(3, xs.indexOf(Math.round(l.x0 / 4))))}- ${title}${page}`, kind: 'toc' });
+  }
+  return parts;
 }
 
 /** The block cut where lines change between a monospaced font and another, each part with its own box. */
@@ -576,7 +582,10 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     flushToc();
     if (pageStart) out.push({ md: pageStart, kind: 'other' });
   });
-  const markdown = out.map((p) => (p.kind === 'code' ? codeToMarkdown(p.code!.flat()) : fixSymbols(p.md))).join('\n\n') + '\n';
+  // By push, not map: see tocToParts.
+  const mds: string[] = [];
+  for (const p of out) mds.push(p.kind === 'code' ? codeToMarkdown(p.code!.flat()) : fixSymbols(p.md));
+  const markdown = mds.join('\n\n') + '\n';
   return { markdown, pages: doc.numPages, page_count: doc.numPages };
 }
 
