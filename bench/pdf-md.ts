@@ -24,7 +24,12 @@
  *   ~/.cache/paycall/liteparse (or LITEPARSE_DIR), outside the repository; an existing install
  *   there is reused.
  *
- *   npx tsx bench/pdf-md.ts [rounds] [--before <rev>] [--failures] [--no-parallel] [--liteparse] [--verbose]
+ * With `--steady <passes>` the figure for `cores` documents at once is also taken a second time,
+ * after that many more untimed passes of every converter (the pool's workers are long-lived in
+ * production, so after a while they run code V8 has finished optimizing, while one warm-up pass
+ * leaves them still compiling): an extra, labelled figure beside the others, which stay as they were.
+ *
+ *   npx tsx bench/pdf-md.ts [rounds] [--before <rev>] [--failures] [--no-parallel] [--steady <passes>] [--liteparse] [--verbose]
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -41,12 +46,13 @@ import { caseDocuments, rate, scoreOutputs, type QualityReport } from '../test/f
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
-const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 3);
+const rounds = Number(args.find((a, k) => /^\d+$/.test(a) && args[k - 1] !== '--steady') ?? 3);
 // liteparse logs its stage timings on stdout: kept out of the report unless asked for.
 const quietLiteparse = !args.includes('--verbose');
 const beforeRev = args.includes('--before') ? args[args.indexOf('--before') + 1] : null;
 const showFailures = args.includes('--failures');
 const parallel = !args.includes('--no-parallel');
+const steadyPasses = args.includes('--steady') ? Number(args[args.indexOf('--steady') + 1]) : 0;
 const LITEPARSE_VERSION = '2.14.7';
 const liteparseDir = process.env.LITEPARSE_DIR ?? (args.includes('--liteparse') ? path.join(os.homedir(), '.cache/paycall/liteparse') : null);
 
@@ -77,6 +83,8 @@ interface Result {
   pagesPerCpuSecond: number;
   /** `cores` documents at once; null when not measured. */
   parallelPagesPerSecond: number | null;
+  /** The same after `steadyPasses` more untimed passes (--steady); null when not measured. */
+  steadyPagesPerSecond: number | null;
 }
 
 const docs = caseDocuments();
@@ -131,6 +139,7 @@ async function measureAll(converters: Converter[], pages: number): Promise<Resul
   const wall = converters.map(() => [] as number[]);
   const cpu = converters.map(() => [] as number[]);
   const par = converters.map(() => [] as number[]);
+  const steady = converters.map(() => [] as number[]);
   const turn = (r: number) => converters.map((_, k) => (k + r) % converters.length);
   for (let r = 0; r < rounds; r++) {
     for (const i of turn(r)) {
@@ -158,6 +167,24 @@ async function measureAll(converters: Converter[], pages: number): Promise<Resul
         par[i].push(performance.now() - t0);
       }
     }
+    if (steadyPasses > 0) {
+      // More untimed passes (the converters taking turns), then timed rounds as above.
+      for (let p = 0; p < steadyPasses; p++) {
+        for (const i of turn(p)) {
+          const many = converters[i].convertMany;
+          if (many) await lanes(many);
+        }
+      }
+      for (let r = 0; r < rounds; r++) {
+        for (const i of turn(r)) {
+          const many = converters[i].convertMany;
+          if (!many) continue;
+          const t0 = performance.now();
+          await lanes(many);
+          steady[i].push(performance.now() - t0);
+        }
+      }
+    }
   }
   const results: Result[] = [];
   for (const [i, c] of converters.entries()) {
@@ -170,6 +197,7 @@ async function measureAll(converters: Converter[], pages: number): Promise<Resul
       pagesPerSecond: pages / (median(wall[i]) / 1000),
       pagesPerCpuSecond: pages / Math.max(0.001, median(cpu[i])),
       parallelPagesPerSecond: par[i].length ? (cores * pages) / (median(par[i]) / 1000) : null,
+      steadyPagesPerSecond: steady[i].length ? (cores * pages) / (median(steady[i]) / 1000) : null,
     });
   }
   return results;
@@ -291,11 +319,16 @@ async function main() {
     console.log(`pdf-md / pdftotext pages per second, one document at a time: ${(ours.pagesPerSecond / ptt.pagesPerSecond).toFixed(2)}x`);
     console.log(`pdf-md / pdftotext pages per CPU-second, one document at a time: ${(ours.pagesPerCpuSecond / ptt.pagesPerCpuSecond).toFixed(2)}x`);
     if (ours.parallelPagesPerSecond && ptt.parallelPagesPerSecond) console.log(`pdf-md / pdftotext pages per second, ${cores} documents at once: ${(ours.parallelPagesPerSecond / ptt.parallelPagesPerSecond).toFixed(2)}x`);
+    if (ours.steadyPagesPerSecond && ptt.steadyPagesPerSecond) console.log(`pdf-md / pdftotext pages per second, ${cores} documents at once, steady state (after ${steadyPasses} more untimed passes): ${(ours.steadyPagesPerSecond / ptt.steadyPagesPerSecond).toFixed(2)}x`);
   }
   const before = beforeRev ? results[1] : null;
   if (before) {
     const ratio = (a: number | null, b: number | null) => (a && b ? `${(a / b).toFixed(2)}x` : '-');
     console.log(`this tree / ${beforeRev}: ${ratio(ours.pagesPerSecond, before.pagesPerSecond)} pages/s one document at a time, ${ratio(ours.pagesPerCpuSecond, before.pagesPerCpuSecond)} per CPU-second, ${ratio(ours.parallelPagesPerSecond, before.parallelPagesPerSecond)} with ${cores} documents at once`);
+  }
+  if (steadyPasses > 0) {
+    console.log(`\nSteady state, ${cores} documents at once, after ${steadyPasses} more untimed passes (pages/s, medians of ${rounds} rounds):`);
+    for (const r of results) if (r.steadyPagesPerSecond) console.log(`  ${r.name.padEnd(30)}${r.steadyPagesPerSecond.toFixed(0).padStart(9)}`);
   }
   console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   if (showFailures) for (const f of [...ours.report.failures, ...ours.holdout.failures]) console.log('FAIL', JSON.stringify(f));

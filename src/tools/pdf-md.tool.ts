@@ -20,13 +20,14 @@
  * A page without a text layer (a scan) adds an HTML comment saying so, so a reader of the
  * Markdown knows content is missing rather than absent.
  */
-import type { PdfDocument } from './pdf/open-pdf.ts';
+import type { PdfDocument, PdfPage } from './pdf/open-pdf.ts';
 import { mapPages } from './pdf/pdf-pages.ts';
 import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { findFurniture } from './pdf/page-furniture.ts';
 import { buildBlocks, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
 import { findTables, readRulings, type GridCell, type Table } from './pdf/ruled-tables.ts';
 import { findAlignedTables } from './pdf/aligned-tables.ts';
+import { ascending, byX0 } from './pdf/fragments.ts';
 import { fixSymbols, joinLines, Vocabulary } from './pdf/flow-text.ts';
 import type { PdfMdResult, ProgressFn } from './tool-types.ts';
 
@@ -207,14 +208,16 @@ function codeToMarkdown(fragments: Fragment[]): string {
     }
   }
   const charWidth = (f: Fragment) => (f.x1 - f.x0) / Math.max(1, f.text.length);
-  const widths = fragments.filter((f) => f.text.length >= 4).map(charWidth).sort((a, b) => a - b);
+  const widths = fragments.filter((f) => f.text.length >= 4).map(charWidth).sort(ascending);
   const cw = widths[Math.floor(widths.length / 2)] || 6;
   const minX = Math.min(...fragments.map((f) => f.x0));
-  const steps = rows.slice(1).map((r, i) => (r[0].page === rows[i][0].page ? r[0].baseline - rows[i][0].baseline : 0)).filter((s) => s > 0).sort((a, b) => a - b);
+  const steps = rows.slice(1).map((r, i) => (r[0].page === rows[i][0].page ? r[0].baseline - rows[i][0].baseline : 0)).filter((s) => s > 0).sort(ascending);
   const step = steps[0] ?? 0;
   const out: string[] = [];
-  rows.forEach((row, i) => {
-    row.sort((a, b) => a.x0 - b.x0);
+  // A loop, not rows.forEach with a closure: see readPageModel.
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    row.sort(byX0);
     if (i > 0 && step && row[0].page === rows[i - 1][0].page && row[0].baseline - rows[i - 1][0].baseline > step * 1.6) out.push('');
     let line = '';
     for (const f of row) {
@@ -222,7 +225,7 @@ function codeToMarkdown(fragments: Fragment[]): string {
       line += ' '.repeat(Math.max(line ? 1 : 0, col - line.length)) + f.text;
     }
     out.push(line.replace(/\s+$/, ''));
-  });
+  }
   const fence = out.some((l) => l.includes('```')) ? '~~~' : '```';
   return `${fence}\n${out.join('\n')}\n${fence}`;
 }
@@ -272,7 +275,7 @@ function markerLevel(st: BlockState, x: number): number {
   let level = st.markerX.findIndex((mx) => Math.abs(mx - x) < 4);
   if (level < 0) {
     st.markerX.push(x);
-    st.markerX.sort((a, b) => a - b);
+    st.markerX.sort(ascending);
     level = st.markerX.indexOf(x);
   }
   return level;
@@ -307,13 +310,19 @@ function blockToParts(block: Block, headingLevel: number | null, bold: boolean, 
 
 /** Table-of-contents lines as list items, nested by their indentation. */
 function tocToParts(lines: Fragment[], vocab: Vocabulary): Part[] {
-  const xs = [...new Set(lines.map((l) => Math.round(l.x0 / 4)))].sort((a, b) => a - b);
-  return lines.map((l) => {
+  // Loops and push, not map: an array made by map is packed from the builtin and holey from
+  // TurboFan's inlined map, and the code reading these deoptimized on each kind ("wrong map").
+  const indents = new Set<number>();
+  for (const l of lines) indents.add(Math.round(l.x0 / 4));
+  const xs = [...indents].sort(ascending);
+  const parts: Part[] = [];
+  for (const l of lines) {
     const m = TOC_LINE.exec(l.text);
     const title = joinLines([m ? m[1].replace(/\s*\.$/, '') : l.text], vocab);
     const page = m?.[2] ? ` (page ${m[2]})` : '';
-    return { md: `${'  '.repeat(Math.min(3, xs.indexOf(Math.round(l.x0 / 4))))}- ${title}${page}`, kind: 'toc' as const };
-  });
+    parts.push({ md: `${'  '.repeat(Math.min(3, xs.indexOf(Math.round(l.x0 / 4))))}- ${title}${page}`, kind: 'toc' });
+  }
+  return parts;
 }
 
 /** The block cut where lines change between a monospaced font and another, each part with its own box. */
@@ -366,19 +375,72 @@ interface PageModel {
   tables: Table[];
 }
 
+/**
+ * Pass 1 for one page: its fragments (each marked with its page) and ruled tables. (At module
+ * level, as is pageItems: closures made inside pdfMd were compiled again for every document,
+ * since V8 drops a closure's optimized code once its closures are collected.)
+ */
+function readPageModel(page: PdfPage, pageNumber: number): PageModel {
+  const { frame, fragments, rules } = readPageText(page);
+  for (const f of fragments) f.page = pageNumber;
+  const tables = fragments.length ? findTables(readRulings(page, frame, rules), fragments) : [];
+  return { frameHeight: frame.height, fragments, tables };
+}
+
+const isTocFragment = (f: Fragment): boolean => isTocLine(f.text);
+const isTocRow = (row: Fragment[]): boolean => row.some(isTocFragment);
+
+/** Pass 2 for one page: its reading order, blocks and tables, furniture left out; null for a page without text. */
+function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>, bodySize: number): PageItem[] | null {
+  if (!model || !model.fragments.length) return null;
+  const kept = model.fragments.filter((f) => !furniture.has(f));
+  // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
+  // more columns wins (unless the ruled one has spanning cells): rules that frame only part of a table (FHS's man page table) would
+  // otherwise scatter its other columns.
+  let aligned = findAlignedTables(kept, bodySize, isTocRow, isMonoFragment);
+  const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
+  const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
+  // A ruled table whose cells span (its rules say which) keeps them: x-positions cannot tell.
+  // (Only one reaching past the ruled one's sides: within them, the rules and the whitespace
+  // between them part the columns, and a centred column's cells start at many x-positions.)
+  const past = (a: Table, t: Table) => a.x0 < t.x0 - 2 || a.x1 > t.x1 + 2;
+  const ruled = model.tables.filter((t) => t.cells || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t)));
+  aligned = aligned.filter((a) => !ruled.some((t) => overlaps(a, t)));
+  const inRuled = (f: Fragment) => ruled.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
+  const inAligned = new Set(aligned.flatMap((t) => t.fragments));
+  const outside = kept.filter((f) => !inRuled(f));
+  const tables: Table[] = [...ruled, ...aligned.map(({ fragments: _, ...t }) => t)];
+  const inText = outside.filter((f) => !inAligned.has(f));
+  const notes = footnotesOf(inText, bodySize, model.frameHeight);
+  const fragments = notes.size ? inText.filter((f) => !notes.has(f)) : inText;
+  // The fragments are placed as they are (their boxes), the tables as boxes holding them.
+  type Placed = Fragment | (Box & { table: Table });
+  const placed: Placed[] = [
+    ...fragments,
+    ...tables.map((t) => ({ x0: t.x0, x1: t.x1, top: t.top, bottom: t.bottom, baseline: t.bottom, size: (t.bottom - t.top) / 0.85, table: t })),
+  ];
+  const items: PageItem[] = [];
+  let run: Fragment[] = [];
+  const flush = () => {
+    for (const block of buildBlocks(run)) items.push({ kind: 'text', block, bold: isBoldFont(fontNameOf(block.fontId)) });
+    run = [];
+  };
+  for (const p of readingOrder(placed)) {
+    if ('table' in p) {
+      flush();
+      items.push({ kind: 'table', table: p.table });
+    } else run.push(p);
+  }
+  flush();
+  // Footnotes go after the page's text, so a paragraph that runs past them stays whole.
+  if (notes.size) for (const block of buildBlocks(readingOrder([...notes]))) items.push({ kind: 'text', block, bold: false, note: true });
+  return items;
+}
+
 export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: PdfMdOptions = {}): Promise<PdfMdResult> {
   const anchors = options.pageAnchors ?? true;
   // Pass 1: each page's fragments and ruled tables. Furniture and vocabulary need the whole document.
-  const visits = await mapPages(
-    doc,
-    (page, pageNumber): PageModel => {
-      const { frame, fragments, rules } = readPageText(page);
-      for (const f of fragments) f.page = pageNumber;
-      const tables = fragments.length ? findTables(readRulings(page, frame, rules), fragments) : [];
-      return { frameHeight: frame.height, fragments, tables };
-    },
-    onProgress,
-  );
+  const visits = await mapPages(doc, readPageModel, onProgress);
   const furniture = findFurniture(visits.map((v) => ({ height: v.value?.frameHeight ?? 0, fragments: v.value?.fragments ?? [] })));
   const vocab = new Vocabulary();
   for (const v of visits) for (const f of v.value?.fragments ?? []) if (!furniture.has(f)) vocab.addLine(f.text);
@@ -389,54 +451,13 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const bodySize = [...bodyChars.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 10;
 
   // Pass 2: reading order and blocks of what remains.
-  const pages = visits.map((v) => {
-    if (!v.value || !v.value.fragments.length) return null;
-    const kept = v.value.fragments.filter((f) => !furniture.has(f));
-    // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
-    // more columns wins (unless the ruled one has spanning cells): rules that frame only part of a table (FHS's man page table) would
-    // otherwise scatter its other columns.
-    let aligned = findAlignedTables(kept, bodySize, (row) => row.some((f) => isTocLine(f.text)), isMonoFragment);
-    const overlaps = (a: Table, b: Table) => a.x0 < b.x1 && b.x0 < a.x1 && a.top < b.bottom && b.top < a.bottom;
-    const width = (t: Table) => Math.max(0, ...t.rows.map((r) => r.length));
-    // A ruled table whose cells span (its rules say which) keeps them: x-positions cannot tell.
-    // (Only one reaching past the ruled one's sides: within them, the rules and the whitespace
-    // between them part the columns, and a centred column's cells start at many x-positions.)
-    const past = (a: Table, t: Table) => a.x0 < t.x0 - 2 || a.x1 > t.x1 + 2;
-    const ruled = v.value.tables.filter((t) => t.cells || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t)));
-    aligned = aligned.filter((a) => !ruled.some((t) => overlaps(a, t)));
-    const inRuled = (f: Fragment) => ruled.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
-    const inAligned = new Set(aligned.flatMap((t) => t.fragments));
-    const outside = kept.filter((f) => !inRuled(f));
-    const tables: Table[] = [...ruled, ...aligned.map(({ fragments: _, ...t }) => t)];
-    const inText = outside.filter((f) => !inAligned.has(f));
-    const notes = footnotesOf(inText, bodySize, v.value.frameHeight);
-    const fragments = notes.size ? inText.filter((f) => !notes.has(f)) : inText;
-    // The fragments are placed as they are (their boxes), the tables as boxes holding them.
-    type Placed = Fragment | (Box & { table: Table });
-    const placed: Placed[] = [
-      ...fragments,
-      ...tables.map((t) => ({ x0: t.x0, x1: t.x1, top: t.top, bottom: t.bottom, baseline: t.bottom, size: (t.bottom - t.top) / 0.85, table: t })),
-    ];
-    const items: PageItem[] = [];
-    let run: Fragment[] = [];
-    const flush = () => {
-      for (const block of buildBlocks(run)) items.push({ kind: 'text', block, bold: isBoldFont(fontNameOf(block.fontId)) });
-      run = [];
-    };
-    for (const p of readingOrder(placed)) {
-      if ('table' in p) {
-        flush();
-        items.push({ kind: 'table', table: p.table });
-      } else run.push(p);
-    }
-    flush();
-    // Footnotes go after the page's text, so a paragraph that runs past them stays whole.
-    if (notes.size) for (const block of buildBlocks(readingOrder([...notes]))) items.push({ kind: 'text', block, bold: false, note: true });
-    return items;
-  });
+  // By push, not map: an array made by map is packed from the builtin and holey from TurboFan's
+  // inlined map, and pdfMd deoptimized on each kind ("wrong map") as its tier changed.
+  const pages: (PageItem[] | null)[] = [];
+  for (const v of visits) pages.push(pageItems(v.value, furniture, bodySize));
 
   // Heading levels from the document-wide size hierarchy (table-of-contents and code lines aside).
-  const isToc = (b: Block) => b.lines.some((l) => isTocLine(l.text));
+  const isToc = (b: Block) => b.lines.some(isTocFragment);
   const isCode = (b: Block) => b.lines.every(isMonoFragment);
   const textBlocks = pages.flatMap((items) => (items ?? []).flatMap((it) => (it.kind === 'text' ? [it.block] : [])));
   const monoChars = textBlocks.reduce((n, b) => n + (isCode(b) ? b.lines.reduce((k, l) => k + l.text.length, 0) : 0), 0);
@@ -446,7 +467,11 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const sizeChars = new Map<number, number>();
   for (const b of textBlocks) for (const l of b.lines) sizeChars.set(Math.round(l.size * 2) / 2, (sizeChars.get(Math.round(l.size * 2) / 2) ?? 0) + l.text.length);
   const body = [...sizeChars.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
-  const headingSizes = [...new Set(textBlocks.filter((b) => b.lines.length <= 3 && !isToc(b)).map((b) => Math.round(b.size * 2) / 2))]
+  // A loop into the set, not new Set(filter().map()): that expression deoptimized pdfMd ("wrong
+  // map") on nearly every document, and each time TurboFan recompiled all of pdfMd.
+  const blockSizes = new Set<number>();
+  for (const b of textBlocks) if (b.lines.length <= 3 && !isToc(b)) blockSizes.add(Math.round(b.size * 2) / 2);
+  const headingSizes = [...blockSizes]
     .filter((s) => s >= body * 1.15)
     .sort((a, b) => b - a);
   const levelOf = (size: number): number | null => {
@@ -596,7 +621,10 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     flushToc();
     if (pageStart) out.push({ md: pageStart, kind: 'other' });
   });
-  const markdown = out.map((p) => (p.kind === 'code' ? codeToMarkdown(p.code!.flat()) : fixSymbols(p.md))).join('\n\n') + '\n';
+  // By push, not map: see tocToParts.
+  const mds: string[] = [];
+  for (const p of out) mds.push(p.kind === 'code' ? codeToMarkdown(p.code!.flat()) : fixSymbols(p.md));
+  const markdown = mds.join('\n\n') + '\n';
   return { markdown, pages: doc.numPages, page_count: doc.numPages };
 }
 

@@ -21,6 +21,7 @@
  */
 import type { Fragment } from './text-types.ts';
 import type { Table } from './ruled-tables.ts';
+import { ascending, byBaselineThenX0, byX0, median, widthsOf } from './fragments.ts';
 
 export interface AlignedTable extends Table {
   fragments: Fragment[];
@@ -35,14 +36,14 @@ interface Row {
 }
 
 function rowsOf(fragments: Fragment[]): Row[] {
-  const sorted = [...fragments].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
+  const sorted = [...fragments].sort(byBaselineThenX0);
   const rows: Row[] = [];
   for (const f of sorted) {
     const last = rows[rows.length - 1];
     if (last && Math.abs(f.baseline - last.baseline) <= 0.35 * Math.max(f.size, last.size)) last.fragments.push(f);
     else rows.push({ fragments: [f], baseline: f.baseline, size: f.size });
   }
-  for (const r of rows) r.fragments.sort((a, b) => a.x0 - b.x0);
+  for (const r of rows) r.fragments.sort(byX0);
   return rows;
 }
 
@@ -93,7 +94,23 @@ function sideCaptions(fragments: Fragment[]): Set<Fragment> {
   return out;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+/**
+ * The fragments' left edges, built by push: an array made by map is packed from the builtin and
+ * holey from TurboFan's inlined map, and each kind `columns` came in deoptimized findAlignedTables
+ * and the functions it calls ("wrong map"), over and over as their tiers changed.
+ */
+function x0sOf(fragments: Fragment[]): number[] {
+  const xs: number[] = [];
+  for (const f of fragments) xs.push(f.x0);
+  return xs;
+}
+
+/** n empty cells, by push (see x0sOf). */
+function emptyCells(n: number): string[] {
+  const cells: string[] = [];
+  for (let k = 0; k < n; k++) cells.push('');
+  return cells;
+}
 
 /**
  * Finds aligned tables among a page's fragments. `skipRow` tells rows that belong to
@@ -113,7 +130,7 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       continue;
     }
     const run: Row[] = [rows[i]];
-    let columns = rows[i].fragments.map((f) => f.x0);
+    let columns = x0sOf(rows[i].fragments);
     const tol = Math.max(2, 0.6 * rows[i].size);
     const columnOf = (x: number) => {
       let k = -1;
@@ -146,7 +163,7 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
         // "CPU  Versions  Provider" over "Debian  i386/amd64  squeeze/wheezy  Johannes Ranke").
         const headless = run.length === 1 && fresh.length === 1 && fresh[0] === r.fragments[0] && fresh[0].x1 < columns[0] - tol && r.fragments.length === columns.length + 1;
         if (fresh.length > 1 || (fresh.length === 1 && fresh[0] === r.fragments[0] && !headless)) break;
-        if (fresh.length === 1) columns = [...columns, fresh[0].x0].sort((a, b) => a - b);
+        if (fresh.length === 1) columns = [...columns, fresh[0].x0].sort(ascending);
         run.push(r);
         maxStep = Math.max(maxStep, step);
         continue;
@@ -174,134 +191,161 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
     // justified line of that column ("... is run.      (cipher/sha1.c:" over lines as wide as
     // the whole line): no column.
     // (Only with three columns or more: without the stray one, two are left to make a table.)
-    const stray = columns.map((_, k) => {
-      if (k === 0 || columns.length < 3) return false;
-      const at = run.flatMap((r) => r.fragments.map((f, n) => ({ f, prev: r.fragments[n - 1] }))).filter(({ f }) => columnOf(f.x0) === k);
-      if (at.length !== 1) return false;
-      const { f, prev } = at[0];
-      if (!prev || f.x0 - prev.x1 > 2.5 * f.size || columnOf(prev.x0) !== k - 1) return false;
-      return run.some((r) => r.fragments.some((g) => g !== prev && columnOf(g.x0) === k - 1 && g.x1 > f.x0 + f.size));
-    });
+    const stray = strayColumns(columns, run, columnOf);
     if (stray.some(Boolean)) columns = columns.filter((_, k) => !stray[k]);
-    const accept = (() => {
-      if (full.length < 3 || columns.length < 2) return false;
-      const cells = columns.map(() => [] as Fragment[]);
-      for (const r of run) for (const f of r.fragments) cells[Math.max(0, columnOf(f.x0))].push(f);
-      // Columns of real cells: a lowered letter or a footnote mark is not one.
-      const real = cells.filter((c) => c.filter((f) => f.text.trim().length >= 2).length >= 2);
-      if (real.length < 2) return false;
-      // Running text in columns: two columns whose lines are long.
-      if (real.filter((c) => median(c.map((f) => f.x1 - f.x0)) >= 10 * bodySize).length >= 2) return false;
-      // A list whose markers stand apart (marker and text: two columns; a column of numbers
-      // before two more is a table's, "15 CPLXSXP complex vectors").
-      if (real.length <= 2 && cells[0].length && cells[0].every((f) => MARKER.test(f.text.trim()))) return false;
-      // Two columns of running text with a listing in one of them (a two-column page): just
-      // above or below the rows, both columns go on with long lines. A table's long column
-      // starts and ends with the table, and the text around a table spans its width.
-      for (let k = 1; k < columns.length; k++) {
-        if (!cells[k].length || median(cells[k].map((f) => f.x1 - f.x0)) < 10 * bodySize) continue;
-        const x0 = Math.min(...cells[k].map((f) => f.x0));
-        const x1 = Math.max(...cells[k].map((f) => f.x1));
-        const long = (f: Fragment) => f.x1 - f.x0 >= 10 * bodySize;
-        const goesOn = (row: Row | undefined, near: Row) =>
-          row !== undefined &&
-          Math.abs(row.baseline - near.baseline) <= 2.6 * Math.max(row.size, near.size) &&
-          row.fragments.some((f) => long(f) && f.x1 < x0) &&
-          row.fragments.some((f) => long(f) && Math.min(f.x1, x1) - Math.max(f.x0, x0) >= 0.5 * (f.x1 - f.x0));
-        if (goesOn(rows[i - 1], run[0]) || goesOn(rows[i + run.length], run[run.length - 1])) return false;
-      }
-      return true;
-    })();
+    const accept = acceptRun(rows, i, run, full, columns, columnOf, bodySize);
     if (!accept) {
       i++;
       continue;
     }
-    // Rows: a full row starts one; a single fragment joins the row above in its column.
-    const out: string[][] = [];
-    const used: Fragment[] = [];
-    // A header whose cells sit closer than the gap that parts fragments ("Model object Array
-    // member") is one fragment above the table: split it at its runs that start at columns.
-    const above = rows[i - 1];
-    if (above && above.fragments.length === 1 && rows[i].baseline - above.baseline <= 2.6 * above.size && !skipRow(above.fragments)) {
-      const runs = above.fragments[0].runs;
-      const starts = runs.map((r) => columns.findIndex((c) => Math.abs(c - r.x0) <= tol));
-      if (runs.length >= 2 && starts[0] === 0 && new Set(starts.filter((k) => k >= 0)).size >= 2) {
-        const cells: string[] = columns.map(() => '');
-        let k = 0;
-        runs.forEach((r, n) => {
-          if (starts[n] >= 0) k = starts[n];
-          cells[k] = `${cells[k]} ${r.text}`.trim();
-        });
-        out.push(cells.map((c) => c.replace(/\s+/g, ' ')));
-        used.push(above.fragments[0]);
-      }
-    }
-    // The step between the lines of a wrapped cell: the run's smallest. Rows set further apart
-    // than that (Texinfo's @table puts space between items) tell a row from a wrapped line.
-    const lineStep = Math.min(...run.slice(1).map((r, n) => r.baseline - run[n].baseline));
-    // The last line of the first column so far: where it ends, and whether it breaks a word.
-    let firstEnd: Fragment | null = null;
-    run.forEach((r, n) => {
-      const cells: string[] = columns.map(() => '');
-      let first: Fragment | null = null;
-      for (const f of r.fragments) {
-        const k = Math.max(0, columnOf(f.x0));
-        cells[k] = cells[k] ? `${cells[k]} ${f.text}` : f.text;
-        if (k === 0) first = f;
-        used.push(f);
-      }
-      const lineAbove = firstEnd;
-      if (first) firstEnd = first;
-      const filled = cells.filter(Boolean).length;
-      if (out.length && filled === 1) {
-        const k = cells.findIndex(Boolean);
-        const last = out[out.length - 1];
-        // A first cell alone as far below the row above as rows are apart, not lines, is a row
-        // of its own: a term with no description ("Rdconv" over "Rd2txt  Convert Rd format
-        // ..."), or one too long for the column, its description on the next line ("javareconf").
-        const apart = k === 0 && n > 0 && r.baseline - run[n - 1].baseline > 1.3 * lineStep;
-        // So is one whose first word would have fitted on the first cell's line above, before
-        // the next column (a cell that wraps breaks only where the next word does not fit): a
-        // row whose description is empty ("tl_add" over "tl_add_many", then "tl_sub  Subtract ...").
-        // And so is a typewriter name under a typewriter name, each one word (an identifier
-        // does not wrap into another: "tl_add" over "tl_add_many"), unless the one above ends
-        // as a wrapped line would (a comma, an open parenthesis, an operator).
-        const fitted = k === 0 && first !== null && lineAbove !== null && columns.length > 1 && (() => {
-          const text = first.text.trim();
-          const above = lineAbove.text.trim();
-          if (/-$/.test(above)) return false;
-          if (isMono(first) && isMono(lineAbove) && !/\s/.test(text) && !/\s/.test(above) && !/[,([{=+*/\\|&-]$/.test(above) && /^[\p{L}_$.]/u.test(text)) return true;
-          const word = (text.split(/\s/)[0].length / Math.max(1, text.length)) * (first.x1 - first.x0);
-          return lineAbove.x1 + 0.35 * first.size + word < columns[1] - 0.5 * first.size;
-        })();
-        // Under a later column, or under the first when the row above has its first cell only partly set.
-        if (k > 0 || (last.slice(1).some(Boolean) && !apart && !fitted)) {
-          last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
-          return;
-        }
-      }
-      out.push(cells);
-    });
-    // Columns nobody uses (a stray x-position) go.
-    const keep = columns.map((_, k) => out.some((row) => row[k]));
-    const rowsOut = out.map((row) => row.filter((_, k) => keep[k]));
-    // Most cells of a table are filled; prose beside scattered formula pieces is not a table.
-    const fill = rowsOut.reduce((n, row) => n + row.filter(Boolean).length / row.length, 0) / rowsOut.length;
-    if (fill < 0.6) {
+    const table = alignedTable(rows, i, run, columns, columnOf, tol, skipRow, isMono);
+    if (!table) {
       i++;
       continue;
     }
-    tables.push({
-      x0: Math.min(...used.map((f) => f.x0)),
-      x1: Math.max(...used.map((f) => f.x1)),
-      top: Math.min(...used.map((f) => f.top)),
-      bottom: Math.max(...used.map((f) => f.bottom)),
-      rows: rowsOut,
-      columns: columns.filter((_, k) => keep[k]),
-      fragments: used,
-    });
+    tables.push(table);
     i = i + run.length;
   }
   return tables;
 }
 
+// findAlignedTables' parts below are functions of their own so that V8 compiles each apart: as
+// one function (with these as closures inside it) TurboFan recompiled all of it, 50-90 ms a
+// time, whenever one site met a new map, and the closures' optimized code died with them.
+
+/** For each column, whether it is a stray one (see findAlignedTables). */
+function strayColumns(columns: number[], run: Row[], columnOf: (x: number) => number): boolean[] {
+  // Loops and push rather than map, flatMap and filter: see x0sOf.
+  const stray: boolean[] = [];
+  for (let k = 0; k < columns.length; k++) stray.push(strayColumn(k, columns, run, columnOf));
+  return stray;
+}
+
+function strayColumn(k: number, columns: number[], run: Row[], columnOf: (x: number) => number): boolean {
+  if (k === 0 || columns.length < 3) return false;
+  const at: { f: Fragment; prev: Fragment | undefined }[] = [];
+  for (const r of run) r.fragments.forEach((f, n) => {
+    if (columnOf(f.x0) === k) at.push({ f, prev: r.fragments[n - 1] });
+  });
+  if (at.length !== 1) return false;
+  const { f, prev } = at[0];
+  if (!prev || f.x0 - prev.x1 > 2.5 * f.size || columnOf(prev.x0) !== k - 1) return false;
+  return run.some((r) => r.fragments.some((g) => g !== prev && columnOf(g.x0) === k - 1 && g.x1 > f.x0 + f.size));
+}
+
+/** Whether a run of rows under these columns is a table (see the module comment for what is not). */
+function acceptRun(rows: Row[], i: number, run: Row[], full: Row[], columns: number[], columnOf: (x: number) => number, bodySize: number): boolean {
+  if (full.length < 3 || columns.length < 2) return false;
+  const cells: Fragment[][] = [];
+  for (let k = 0; k < columns.length; k++) cells.push([]);
+  for (const r of run) for (const f of r.fragments) cells[Math.max(0, columnOf(f.x0))].push(f);
+  // Columns of real cells: a lowered letter or a footnote mark is not one.
+  const real = cells.filter((c) => c.filter((f) => f.text.trim().length >= 2).length >= 2);
+  if (real.length < 2) return false;
+  // Running text in columns: two columns whose lines are long.
+  if (real.filter((c) => median(widthsOf(c)) >= 10 * bodySize).length >= 2) return false;
+  // A list whose markers stand apart (marker and text: two columns; a column of numbers
+  // before two more is a table's, "15 CPLXSXP complex vectors").
+  if (real.length <= 2 && cells[0].length && cells[0].every((f) => MARKER.test(f.text.trim()))) return false;
+  // Two columns of running text with a listing in one of them (a two-column page): just
+  // above or below the rows, both columns go on with long lines. A table's long column
+  // starts and ends with the table, and the text around a table spans its width.
+  for (let k = 1; k < columns.length; k++) {
+    if (!cells[k].length || median(widthsOf(cells[k])) < 10 * bodySize) continue;
+    const x0 = Math.min(...cells[k].map((f) => f.x0));
+    const x1 = Math.max(...cells[k].map((f) => f.x1));
+    const long = (f: Fragment) => f.x1 - f.x0 >= 10 * bodySize;
+    const goesOn = (row: Row | undefined, near: Row) =>
+      row !== undefined &&
+      Math.abs(row.baseline - near.baseline) <= 2.6 * Math.max(row.size, near.size) &&
+      row.fragments.some((f) => long(f) && f.x1 < x0) &&
+      row.fragments.some((f) => long(f) && Math.min(f.x1, x1) - Math.max(f.x0, x0) >= 0.5 * (f.x1 - f.x0));
+    if (goesOn(rows[i - 1], run[0]) || goesOn(rows[i + run.length], run[run.length - 1])) return false;
+  }
+  return true;
+}
+
+/** The table the run of rows at rows[i] makes under these columns, or null when too few of its cells are filled. */
+function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], columnOf: (x: number) => number, tol: number, skipRow: (row: Fragment[]) => boolean, isMono: (f: Fragment) => boolean): AlignedTable | null {
+  // Rows: a full row starts one; a single fragment joins the row above in its column.
+  const out: string[][] = [];
+  const used: Fragment[] = [];
+  // A header whose cells sit closer than the gap that parts fragments ("Model object Array
+  // member") is one fragment above the table: split it at its runs that start at columns.
+  const above = rows[i - 1];
+  if (above && above.fragments.length === 1 && rows[i].baseline - above.baseline <= 2.6 * above.size && !skipRow(above.fragments)) {
+    const runs = above.fragments[0].runs;
+    const starts = runs.map((r) => columns.findIndex((c) => Math.abs(c - r.x0) <= tol));
+    if (runs.length >= 2 && starts[0] === 0 && new Set(starts.filter((k) => k >= 0)).size >= 2) {
+      const cells = emptyCells(columns.length);
+      let k = 0;
+      runs.forEach((r, n) => {
+        if (starts[n] >= 0) k = starts[n];
+        cells[k] = `${cells[k]} ${r.text}`.trim();
+      });
+      out.push(cells.map((c) => c.replace(/\s+/g, ' ')));
+      used.push(above.fragments[0]);
+    }
+  }
+  // The step between the lines of a wrapped cell: the run's smallest. Rows set further apart
+  // than that (Texinfo's @table puts space between items) tell a row from a wrapped line.
+  const lineStep = Math.min(...run.slice(1).map((r, n) => r.baseline - run[n].baseline));
+  // The last line of the first column so far: where it ends, and whether it breaks a word.
+  let firstEnd: Fragment | null = null;
+  run.forEach((r, n) => {
+    const cells = emptyCells(columns.length);
+    let first: Fragment | null = null;
+    for (const f of r.fragments) {
+      const k = Math.max(0, columnOf(f.x0));
+      cells[k] = cells[k] ? `${cells[k]} ${f.text}` : f.text;
+      if (k === 0) first = f;
+      used.push(f);
+    }
+    const lineAbove = firstEnd;
+    if (first) firstEnd = first;
+    const filled = cells.filter(Boolean).length;
+    if (out.length && filled === 1) {
+      const k = cells.findIndex(Boolean);
+      const last = out[out.length - 1];
+      // A first cell alone as far below the row above as rows are apart, not lines, is a row
+      // of its own: a term with no description ("Rdconv" over "Rd2txt  Convert Rd format
+      // ..."), or one too long for the column, its description on the next line ("javareconf").
+      const apart = k === 0 && n > 0 && r.baseline - run[n - 1].baseline > 1.3 * lineStep;
+      // So is one whose first word would have fitted on the first cell's line above, before
+      // the next column (a cell that wraps breaks only where the next word does not fit): a
+      // row whose description is empty ("tl_add" over "tl_add_many", then "tl_sub  Subtract ...").
+      // And so is a typewriter name under a typewriter name, each one word (an identifier
+      // does not wrap into another: "tl_add" over "tl_add_many"), unless the one above ends
+      // as a wrapped line would (a comma, an open parenthesis, an operator).
+      const fitted = k === 0 && first !== null && lineAbove !== null && columns.length > 1 && (() => {
+        const text = first.text.trim();
+        const above = lineAbove.text.trim();
+        if (/-$/.test(above)) return false;
+        if (isMono(first) && isMono(lineAbove) && !/\s/.test(text) && !/\s/.test(above) && !/[,([{=+*/\\|&-]$/.test(above) && /^[\p{L}_$.]/u.test(text)) return true;
+        const word = (text.split(/\s/)[0].length / Math.max(1, text.length)) * (first.x1 - first.x0);
+        return lineAbove.x1 + 0.35 * first.size + word < columns[1] - 0.5 * first.size;
+      })();
+      // Under a later column, or under the first when the row above has its first cell only partly set.
+      if (k > 0 || (last.slice(1).some(Boolean) && !apart && !fitted)) {
+        last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
+        return;
+      }
+    }
+    out.push(cells);
+  });
+  // Columns nobody uses (a stray x-position) go.
+  const keep = columns.map((_, k) => out.some((row) => row[k]));
+  const rowsOut = out.map((row) => row.filter((_, k) => keep[k]));
+  // Most cells of a table are filled; prose beside scattered formula pieces is not a table.
+  const fill = rowsOut.reduce((n, row) => n + row.filter(Boolean).length / row.length, 0) / rowsOut.length;
+  if (fill < 0.6) return null;
+  return {
+    x0: Math.min(...used.map((f) => f.x0)),
+    x1: Math.max(...used.map((f) => f.x1)),
+    top: Math.min(...used.map((f) => f.top)),
+    bottom: Math.max(...used.map((f) => f.bottom)),
+    rows: rowsOut,
+    columns: columns.filter((_, k) => keep[k]),
+    fragments: used,
+  };
+}

@@ -5,6 +5,25 @@
 import { boxOf } from './geometry.ts';
 import type { Fragment, TextRun } from './text-types.ts';
 
+/**
+ * Comparators for sort, made once here: a comparator written inline is a new closure per call,
+ * and V8 drops a closure's optimized code once its closures are collected, so the inline ones
+ * were compiled again and again (--trace-opt: every pass over a suite, never settling).
+ */
+export const ascending = (a: number, b: number): number => a - b;
+export const byX0 = (a: { x0: number }, b: { x0: number }): number => a.x0 - b.x0;
+export const byBaseline = (a: { baseline: number }, b: { baseline: number }): number => a.baseline - b.baseline;
+/**
+ * The boxes' widths, by push: arrays made by map are packed from the builtin and holey from
+ * TurboFan's inlined map, and median and its callers deoptimized on each kind ("wrong map").
+ */
+export function widthsOf(boxes: { x0: number; x1: number }[]): number[] {
+  const widths: number[] = [];
+  for (const b of boxes) widths.push(b.x1 - b.x0);
+  return widths;
+}
+export const byBaselineThenX0 = (a: { baseline: number; x0: number }, b: { baseline: number; x0: number }): number => a.baseline - b.baseline || a.x0 - b.x0;
+
 export const median = (values: number[]): number => {
   if (values.length === 0) return 0;
   if (values.length === 1) return values[0];
@@ -23,7 +42,7 @@ export const median = (values: number[]): number => {
     }
     return s[Math.floor(s.length / 2)];
   }
-  const s = [...values].sort((a, b) => a - b);
+  const s = [...values].sort(ascending);
   return s[Math.floor(s.length / 2)];
 };
 
@@ -228,7 +247,7 @@ const x0Of = (r: TextRun) => r.x0;
 
 /** Groups runs into lines, and splits each line at wide gaps into fragments. */
 export function buildFragments(runs: TextRun[], gapFactor = FRAGMENT_GAP): Fragment[] {
-  const sorted = [...runs].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
+  const sorted = [...runs].sort(byBaselineThenX0);
   const lines: TextRun[][] = [];
   for (const run of sorted) {
     const line = lines[lines.length - 1];

@@ -19,6 +19,7 @@
  * smaller than the heading).
  */
 import type { Fragment } from './text-types.ts';
+import { byBaseline } from './fragments.ts';
 
 export interface FurniturePage {
   /** Height of the reading frame (points). */
@@ -60,7 +61,7 @@ const inkTop = (x: Row) => Math.max(x.top, x.baseline - 0.75 * x.size);
 const inkBottom = (x: Row) => Math.min(x.bottom, x.baseline + 0.2 * x.size);
 
 function rowsOf(page: FurniturePage): Row[] {
-  const sorted = [...page.fragments].sort((a, b) => a.baseline - b.baseline);
+  const sorted = [...page.fragments].sort(byBaseline);
   const rows: Row[] = [];
   for (const f of sorted) {
     const last = rows[rows.length - 1];

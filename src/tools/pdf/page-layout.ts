@@ -6,7 +6,7 @@
  * code below only ever deals with horizontal text.
  */
 import { boxOf } from './geometry.ts';
-import { dominantBy, median, SAME_LINE, sortByKey } from './fragments.ts';
+import { ascending, byBaselineThenX0, byX0, dominantBy, median, SAME_LINE, sortByKey, widthsOf } from './fragments.ts';
 import type { PdfPage } from './open-pdf.ts';
 import { readPdfiumRuns } from './pdfium-runs.ts';
 import { layoutRuns } from './text-runs.ts';
@@ -39,9 +39,13 @@ interface Gap {
   end: number;
 }
 
+/** Comparators made once (see fragments.ts' comparators): intervals by start, gaps widest first. */
+const byStart = (a: [number, number], b: [number, number]): number => a[0] - b[0];
+const widestFirst = (a: Gap, b: Gap): number => b.end - b.start - (a.end - a.start);
+
 /** Whitespace bands in the projection of the intervals, largest first. */
 function gapsOf(intervals: [number, number][]): Gap[] {
-  const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
+  const sorted = [...intervals].sort(byStart);
   const gaps: Gap[] = [];
   let reach = sorted[0][1];
   for (let i = 1; i < sorted.length; i++) {
@@ -49,7 +53,7 @@ function gapsOf(intervals: [number, number][]): Gap[] {
     if (s > reach) gaps.push({ start: reach, end: s });
     reach = Math.max(reach, e);
   }
-  return gaps.sort((a, b) => b.end - b.start - (a.end - a.start));
+  return gaps.sort(widestFirst);
 }
 
 /**
@@ -77,12 +81,15 @@ function spanGaps(starts: number[], ends: number[]): Gap[] {
     if (s > reach) gaps.push({ start: reach, end: s });
     reach = Math.max(reach, ends[order[i]]);
   }
-  return gaps.length > 1 ? gaps.sort((a, b) => b.end - b.start - (a.end - a.start)) : gaps;
+  return gaps.length > 1 ? gaps.sort(widestFirst) : gaps;
 }
 
 /** Distinct lines among fragments (baselines more than half a font size apart). */
 const lineCount = (frags: Fragment[]): number => {
-  const baselines = frags.map((f) => f.baseline).sort((a, b) => a - b);
+  // By push, not map: see widthsOf.
+  const baselines: number[] = [];
+  for (const f of frags) baselines.push(f.baseline);
+  baselines.sort(ascending);
   let n = 0;
   let last = -Infinity;
   for (const b of baselines) {
@@ -99,7 +106,7 @@ const lineCount = (frags: Fragment[]): number => {
  */
 function isTextColumn(frags: Fragment[], bodySize: number): boolean {
   if (lineCount(frags) < 2) return false;
-  return median(frags.map((f) => f.x1 - f.x0)) >= 12 * bodySize;
+  return median(widthsOf(frags)) >= 12 * bodySize;
 }
 
 export interface Box {
@@ -111,79 +118,85 @@ export interface Box {
   size: number;
 }
 
+/**
+ * One step of readingOrder's XY-cut: the set's boxes in reading order onto `out`. (At module
+ * level, not a closure in readingOrder: V8 drops a closure's optimized code once its closures
+ * are collected, so the closure was compiled again page after page.)
+ */
+function xyCut<T extends Box & { text?: string }>(set: T[], out: T[], bodySize: number): void {
+  if (set.length <= 1) {
+    out.push(...set);
+    return;
+  }
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (const f of set) {
+    starts.push(f.x0);
+    ends.push(f.x1);
+  }
+  const xGaps = spanGaps(starts, ends);
+  for (const g of xGaps) {
+    if (g.end - g.start < 0.8 * bodySize) break;
+    const mid = (g.start + g.end) / 2;
+    const left = set.filter((f) => f.x1 <= mid);
+    const right = set.filter((f) => f.x0 >= mid);
+    if (isTextColumn(left as unknown as Fragment[], bodySize) && isTextColumn(right as unknown as Fragment[], bodySize)) {
+      xyCut(left, out, bodySize);
+      xyCut(right, out, bodySize);
+      return;
+    }
+  }
+  for (let i = 0; i < set.length; i++) {
+    starts[i] = coreTop(set[i]);
+    ends[i] = coreBottom(set[i]);
+  }
+  const yGaps = spanGaps(starts, ends);
+  if (yGaps.length) {
+    // Cut at every gap about as wide as the widest at once: a column of evenly spaced
+    // lines becomes bands in one step instead of one recursion level per line.
+    const widest = yGaps[0].end - yGaps[0].start;
+    // By push, not filter and map: see widthsOf.
+    const cuts: number[] = [];
+    for (const g of yGaps) if (g.end - g.start >= widest * 0.9) cuts.push((g.start + g.end) / 2);
+    cuts.sort(ascending);
+    const sorted = sortByKey([...set], coreTop);
+    let band: T[] = [];
+    let next = 0;
+    for (const f of sorted) {
+      while (next < cuts.length && coreTop(f) >= cuts[next]) {
+        if (band.length) xyCut(band, out, bodySize);
+        band = [];
+        next++;
+      }
+      band.push(f);
+    }
+    xyCut(band, out, bodySize);
+    return;
+  }
+  if (xGaps.length) {
+    // One row of cells: all cuts at once, left to right.
+    const sorted = [...set].sort(byX0);
+    const groups: T[][] = [];
+    let reach = -Infinity;
+    for (const f of sorted) {
+      if (f.x0 > reach) groups.push([]);
+      groups[groups.length - 1].push(f);
+      reach = Math.max(reach, f.x1);
+    }
+    if (groups.length > 1) {
+      for (const g of groups) xyCut(g, out, bodySize);
+      return;
+    }
+  }
+  out.push(...[...set].sort(byBaselineThenX0));
+}
+
 /** Orders boxes for reading: top to bottom, columns left to right, table rows row by row. */
 export function readingOrder<T extends Box & { text?: string }>(items: T[]): T[] {
   if (items.length <= 1) return [...items];
   const bodySize = median(items.map((f) => f.size)) || 10;
   const out: T[] = [];
-  const cut = (set: T[]): void => {
-    if (set.length <= 1) {
-      out.push(...set);
-      return;
-    }
-    const starts: number[] = [];
-    const ends: number[] = [];
-    for (const f of set) {
-      starts.push(f.x0);
-      ends.push(f.x1);
-    }
-    const xGaps = spanGaps(starts, ends);
-    for (const g of xGaps) {
-      if (g.end - g.start < 0.8 * bodySize) break;
-      const mid = (g.start + g.end) / 2;
-      const left = set.filter((f) => f.x1 <= mid);
-      const right = set.filter((f) => f.x0 >= mid);
-      if (isTextColumn(left as unknown as Fragment[], bodySize) && isTextColumn(right as unknown as Fragment[], bodySize)) {
-        cut(left);
-        cut(right);
-        return;
-      }
-    }
-    for (let i = 0; i < set.length; i++) {
-      starts[i] = coreTop(set[i]);
-      ends[i] = coreBottom(set[i]);
-    }
-    const yGaps = spanGaps(starts, ends);
-    if (yGaps.length) {
-      // Cut at every gap about as wide as the widest at once: a column of evenly spaced
-      // lines becomes bands in one step instead of one recursion level per line.
-      const widest = yGaps[0].end - yGaps[0].start;
-      const cuts = yGaps
-        .filter((g) => g.end - g.start >= widest * 0.9)
-        .map((g) => (g.start + g.end) / 2)
-        .sort((a, b) => a - b);
-      const sorted = sortByKey([...set], coreTop);
-      let band: T[] = [];
-      let next = 0;
-      for (const f of sorted) {
-        while (next < cuts.length && coreTop(f) >= cuts[next]) {
-          if (band.length) cut(band);
-          band = [];
-          next++;
-        }
-        band.push(f);
-      }
-      cut(band);
-      return;
-    }
-    if (xGaps.length) {
-      // One row of cells: all cuts at once, left to right.
-      const sorted = [...set].sort((a, b) => a.x0 - b.x0);
-      const groups: T[][] = [];
-      let reach = -Infinity;
-      for (const f of sorted) {
-        if (f.x0 > reach) groups.push([]);
-        groups[groups.length - 1].push(f);
-        reach = Math.max(reach, f.x1);
-      }
-      if (groups.length > 1) {
-        for (const g of groups) cut(g);
-        return;
-      }
-    }
-    out.push(...[...set].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0));
-  };
-  cut(items);
+  xyCut(items, out, bodySize);
   return out;
 }
 

@@ -6,7 +6,7 @@
 import type { PdfPage } from './open-pdf.ts';
 import { applyMatrix, frameU, frameV, multiplyMatrix, type Frame } from './geometry.ts';
 import type { Fragment, RawRules, TextRun } from './text-types.ts';
-import { buildFragments } from './fragments.ts';
+import { ascending, byBaseline, byX0, buildFragments } from './fragments.ts';
 
 export interface Segment {
   x0: number;
@@ -174,7 +174,7 @@ export interface GridCell {
 const TOL = 2.5;
 
 const cluster = (values: number[], tol: number): number[] => {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = [...values].sort(ascending);
   const out: number[] = [];
   for (const v of sorted) if (!out.length || v - out[out.length - 1] > tol) out.push(v);
   return out;
@@ -199,8 +199,13 @@ const inBox = (r: TextRun, t: { x0: number; x1: number; top: number; bottom: num
 
 /** Tables drawn as a grid: connected horizontal and vertical rules. */
 function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
-  const all = [...h.map((s) => ({ s, horizontal: true })), ...v.map((s) => ({ s, horizontal: false }))];
-  const parent = all.map((_, i) => i);
+  // Built by push, not map and spread: the arrays' elements kinds then do not depend on whether
+  // V8 ran map as a builtin or inlined it (each new kind here deoptimized gridTables: "wrong map").
+  const all: { s: Segment; horizontal: boolean }[] = [];
+  for (const s of h) all.push({ s, horizontal: true });
+  for (const s of v) all.push({ s, horizontal: false });
+  const parent: number[] = [];
+  for (let i = 0; i < all.length; i++) parent.push(i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
   // Only a horizontal and a vertical rule can cross: `all` holds the horizontal ones first.
   for (let i = 0; i < h.length; i++) {
@@ -234,72 +239,82 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
   });
   const tables: Table[] = [];
   for (const group of groups.values()) {
-    let ys = cluster(group.filter((e) => e.horizontal).map((e) => e.s.y0), TOL);
-    let ruledXs = cluster(group.filter((e) => !e.horizontal).map((e) => e.s.x0), TOL);
-    if (ys.length < 2 || ruledXs.length < 2) continue;
-    // A grid open on a side ("{l|c|c|}" under a header row with no rule above it: a decision
-    // table's corner left blank): horizontal rules reaching past the first vertical one, or
-    // vertical ones rising above the first horizontal one, bound a column or a row of text.
-    const hs = group.filter((e) => e.horizontal).map((e) => e.s);
-    const vs = group.filter((e) => !e.horizontal).map((e) => e.s);
-    const left = Math.min(...hs.map((h) => h.x0));
-    const right = Math.max(...hs.map((h) => h.x1));
-    const above = Math.min(...vs.map((v) => v.y0));
-    const below = Math.max(...vs.map((v) => v.y1));
-    const textIn = (x0: number, x1: number, y0: number, y1: number) => runs.some((r) => inBox(r, { x0, x1, top: y0, bottom: y1 }));
-    // Only where every rule of the other direction reaches as far (the rules of a table are
-    // of one length; the bars of a chart are not).
-    const xs0 = ruledXs;
-    const allH = (f: (h: Segment) => boolean) => hs.every(f);
-    const allV = (f: (v: Segment[]) => boolean) => xs0.every((x) => f(vs.filter((v) => Math.abs(v.x0 - x) <= TOL)));
-    if (xs0.length >= 3 && left < xs0[0] - 10 && allH((h) => h.x0 <= left + TOL) && textIn(left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
-    if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allH((h) => h.x1 >= right - TOL) && textIn(xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
-    if (xs0.length >= 3 && above < ys[0] - 5 && allV((v) => v.some((s) => s.y0 <= above + TOL)) && textIn(xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
-    if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allV((v) => v.some((s) => s.y1 >= below - TOL)) && textIn(xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
-    const box = { x0: ruledXs[0], x1: ruledXs[ruledXs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
-    const inside = runs.filter((r) => inBox(r, box));
-    if (!inside.length) continue;
-    // Columns the rules leave out ("|l|lr|": no rule between the last two) are still columns:
-    // whitespace shared by every row of a ruled column parts it, as for tables without rules.
-    // Only in a grid with an inner rule: a frame round a chart with its axis labels is no table.
-    const unruled = ruledXs.length >= 3 ? unruledBounds(ruledXs, inside) : [];
-    const xs = [...ruledXs, ...unruled].sort((a, b) => a - b);
-    // Rows without a rule between them (a tabular with \hline only round its header and its
-    // end): a band between two rules whose every line has text in the same columns, two or
-    // more of them, holds a row per line, not one cell of several lines per column.
-    const between = bandLines(ys, xs, inside);
-    if (between.length) ys = [...ys, ...between].sort((a, b) => a - b);
-    const cells: TextRun[][][] = ys.slice(1).map(() => xs.slice(1).map(() => []));
-    for (const r of inside) {
-      const cx = (r.x0 + r.x1) / 2;
-      const cy = r.baseline - r.size * 0.3;
-      const row = ys.findIndex((y, k) => k > 0 && cy < y) - 1;
-      const col = xs.findIndex((x, k) => k > 0 && cx < x) - 1;
-      if (row >= 0 && col >= 0) cells[row][col].push(r);
-    }
-    const spanned = spansOf(group, xs, ys, unruled, between);
-    if (spanned) {
-      const grid = spanned.map((row) => row.map((c) => ({ ...c, text: cellText(c.members.flatMap(([r, k]) => cells[r][k])) })));
-      const rows = grid.map((row) => {
-        const out = xs.slice(1).map(() => '');
-        for (const c of row) out[c.col] = c.text;
-        return out;
-      });
-      // Rows that hold no text at all (padding between rules) go, and their cells with them.
-      const keep = grid.map((row, r) => row.some((c) => c.text) || grid.some((other, o) => o < r && other.some((c) => c.text && o + c.rowspan > r)));
-      if (keep.some(Boolean) && xs.length >= 3) {
-        tables.push({
-          ...box,
-          rows: rows.filter((_, r) => keep[r]),
-          cells: grid.filter((_, r) => keep[r]).map((row) => row.map(({ text, col, colspan, rowspan }) => ({ text, col, colspan, rowspan }))),
-        });
-      }
-      continue;
-    }
-    const rows = cells.map((row) => row.map(cellText)).filter((row) => row.some((c) => c !== ''));
-    if (rows.length >= 1 && xs.length >= 3) tables.push({ ...box, rows });
+    const table = gridTable(group, runs);
+    if (table) tables.push(table);
   }
   return tables;
+}
+
+/**
+ * One grid of connected rules as a table, or null. (Apart from gridTables, so that V8 compiles
+ * each on its own: as one function it was recompiled whole, 55-95 ms a time, on each new map one
+ * of its sites saw.)
+ */
+function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]): Table | null {
+  let ys = cluster(group.filter((e) => e.horizontal).map((e) => e.s.y0), TOL);
+  let ruledXs = cluster(group.filter((e) => !e.horizontal).map((e) => e.s.x0), TOL);
+  if (ys.length < 2 || ruledXs.length < 2) return null;
+  // A grid open on a side ("{l|c|c|}" under a header row with no rule above it: a decision
+  // table's corner left blank): horizontal rules reaching past the first vertical one, or
+  // vertical ones rising above the first horizontal one, bound a column or a row of text.
+  const hs = group.filter((e) => e.horizontal).map((e) => e.s);
+  const vs = group.filter((e) => !e.horizontal).map((e) => e.s);
+  const left = Math.min(...hs.map((h) => h.x0));
+  const right = Math.max(...hs.map((h) => h.x1));
+  const above = Math.min(...vs.map((v) => v.y0));
+  const below = Math.max(...vs.map((v) => v.y1));
+  const textIn = (x0: number, x1: number, y0: number, y1: number) => runs.some((r) => inBox(r, { x0, x1, top: y0, bottom: y1 }));
+  // Only where every rule of the other direction reaches as far (the rules of a table are
+  // of one length; the bars of a chart are not).
+  const xs0 = ruledXs;
+  const allH = (f: (h: Segment) => boolean) => hs.every(f);
+  const allV = (f: (v: Segment[]) => boolean) => xs0.every((x) => f(vs.filter((v) => Math.abs(v.x0 - x) <= TOL)));
+  if (xs0.length >= 3 && left < xs0[0] - 10 && allH((h) => h.x0 <= left + TOL) && textIn(left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
+  if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allH((h) => h.x1 >= right - TOL) && textIn(xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
+  if (xs0.length >= 3 && above < ys[0] - 5 && allV((v) => v.some((s) => s.y0 <= above + TOL)) && textIn(xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
+  if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allV((v) => v.some((s) => s.y1 >= below - TOL)) && textIn(xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
+  const box = { x0: ruledXs[0], x1: ruledXs[ruledXs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
+  const inside = runs.filter((r) => inBox(r, box));
+  if (!inside.length) return null;
+  // Columns the rules leave out ("|l|lr|": no rule between the last two) are still columns:
+  // whitespace shared by every row of a ruled column parts it, as for tables without rules.
+  // Only in a grid with an inner rule: a frame round a chart with its axis labels is no table.
+  const unruled = ruledXs.length >= 3 ? unruledBounds(ruledXs, inside) : [];
+  const xs = [...ruledXs, ...unruled].sort(ascending);
+  // Rows without a rule between them (a tabular with \hline only round its header and its
+  // end): a band between two rules whose every line has text in the same columns, two or
+  // more of them, holds a row per line, not one cell of several lines per column.
+  const between = bandLines(ys, xs, inside);
+  if (between.length) ys = [...ys, ...between].sort(ascending);
+  const cells: TextRun[][][] = ys.slice(1).map(() => xs.slice(1).map(() => []));
+  for (const r of inside) {
+    const cx = (r.x0 + r.x1) / 2;
+    const cy = r.baseline - r.size * 0.3;
+    const row = ys.findIndex((y, k) => k > 0 && cy < y) - 1;
+    const col = xs.findIndex((x, k) => k > 0 && cx < x) - 1;
+    if (row >= 0 && col >= 0) cells[row][col].push(r);
+  }
+  const spanned = spansOf(group, xs, ys, unruled, between);
+  if (spanned) {
+    const grid = spanned.map((row) => row.map((c) => ({ ...c, text: cellText(c.members.flatMap(([r, k]) => cells[r][k])) })));
+    const rows = grid.map((row) => {
+      const out = xs.slice(1).map(() => '');
+      for (const c of row) out[c.col] = c.text;
+      return out;
+    });
+    // Rows that hold no text at all (padding between rules) go, and their cells with them.
+    const keep = grid.map((row, r) => row.some((c) => c.text) || grid.some((other, o) => o < r && other.some((c) => c.text && o + c.rowspan > r)));
+    if (keep.some(Boolean) && xs.length >= 3) {
+      return {
+        ...box,
+        rows: rows.filter((_, r) => keep[r]),
+        cells: grid.filter((_, r) => keep[r]).map((row) => row.map(({ text, col, colspan, rowspan }) => ({ text, col, colspan, rowspan }))),
+      };
+    }
+    return null;
+  }
+  const rows = cells.map((row) => row.map(cellText)).filter((row) => row.some((c) => c !== ''));
+  return rows.length >= 1 && xs.length >= 3 ? { ...box, rows } : null;
 }
 
 /**
@@ -316,14 +331,14 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
     if (band.length < 4) continue;
     const size = band.reduce((a, r) => a + r.size, 0) / band.length;
     const lines: TextRun[][] = [];
-    for (const r of [...band].sort((a, c) => a.baseline - c.baseline)) {
+    for (const r of [...band].sort(byBaseline)) {
       const last = lines[lines.length - 1];
       if (last && r.baseline - last[0].baseline <= 0.35 * size) last.push(r);
       else lines.push([r]);
     }
     if (lines.length < 2) continue;
-    const sets = lines.map((l) => [...new Set(l.map(colOf))].sort((a, c) => a - c).join(','));
-    const text = (l: TextRun[], k: number) => l.filter((r) => colOf(r) === k).sort((a, c) => a.x0 - c.x0).map((r) => r.text).join(' ').trim();
+    const sets = lines.map((l) => [...new Set(l.map(colOf))].sort(ascending).join(','));
+    const text = (l: TextRun[], k: number) => l.filter((r) => colOf(r) === k).sort(byX0).map((r) => r.text).join(' ').trim();
     if (sets[0].split(',').length < 2) continue;
     if (sets.some((x) => x !== sets[0])) {
       // Rows whose cells wrap ("|l|l|p{5cm}|" with \hline only round the header and the end):
@@ -365,7 +380,7 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
 function unruledBounds(ruledXs: number[], runs: TextRun[]): number[] {
   const out: number[] = [];
   for (let k = 0; k + 1 < ruledXs.length; k++) {
-    const col = runs.filter((r) => (r.x0 + r.x1) / 2 > ruledXs[k] && (r.x0 + r.x1) / 2 < ruledXs[k + 1]).sort((a, b) => a.x0 - b.x0);
+    const col = runs.filter((r) => (r.x0 + r.x1) / 2 > ruledXs[k] && (r.x0 + r.x1) / 2 < ruledXs[k + 1]).sort(byX0);
     if (col.length < 4) continue;
     const size = col.reduce((a, r) => a + r.size, 0) / col.length;
     let reach = col[0].x1;
@@ -474,14 +489,14 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     const size = inside.reduce((a, r) => a + r.size, 0) / inside.length;
     // The table's lines as the page's text is read: a superscript or subscript ("80.9°b") on
     // its line, not a line of its own; each line's runs, left to right.
-    let lineFrs = buildFragments(inside, Infinity).sort((a, b) => a.baseline - b.baseline);
+    let lineFrs = buildFragments(inside, Infinity).sort(byBaseline);
     // Notes in a band of their own under the table's rows ("1 recent pstricks versions do load
     // xcolor by default", "L, M, N are positive integers"): lines of one piece of text each
     // under the last rule but one, below lines of several cells. They are the page's text,
     // not a row whose one cell would straddle (and so erase) every column bound.
     // A note is one piece of text, or opens with a raised mark (notes side by side on a line).
     const onePiece = (f: Fragment) => {
-      const rs = [...f.runs].sort((a, c) => a.x0 - c.x0);
+      const rs = [...f.runs].sort(byX0);
       const main = Math.max(...rs.map((r) => r.size));
       if (rs.length > 1 && rs[0].size < 0.85 * main && rs[0].baseline < rs[1].baseline - 0.2 * main) return true;
       return rs.every((r, k) => k === 0 || r.x0 - rs[k - 1].x1 < 0.8 * size);
@@ -496,7 +511,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       }
     }
     const baselines = lineFrs.map((f) => f.baseline);
-    const lineRuns = lineFrs.map((f) => [...f.runs].sort((a, c) => a.x0 - c.x0));
+    const lineRuns = lineFrs.map((f) => [...f.runs].sort(byX0));
     const stackYs = new Set(ys);
     // Short rules inside the box (booktabs' \cmidrule) under a cell: the columns it covers are the cell's.
     const under = h.filter((s) => s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && !stackYs.has(s.y0) && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL);
