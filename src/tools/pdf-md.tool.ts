@@ -208,7 +208,10 @@ function codeToMarkdown(fragments: Fragment[]): string {
     }
   }
   const charWidth = (f: Fragment) => (f.x1 - f.x0) / Math.max(1, f.text.length);
-  const widths = fragments.filter((f) => f.text.length >= 4).map(charWidth).sort(ascending);
+  // By push, not filter and map: see tocToParts.
+  const widths: number[] = [];
+  for (const f of fragments) if (f.text.length >= 4) widths.push(charWidth(f));
+  widths.sort(ascending);
   const cw = widths[Math.floor(widths.length / 2)] || 6;
   const minX = Math.min(...fragments.map((f) => f.x0));
   const steps = rows.slice(1).map((r, i) => (r[0].page === rows[i][0].page ? r[0].baseline - rows[i][0].baseline : 0)).filter((s) => s > 0).sort(ascending);
@@ -409,7 +412,9 @@ function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>
   const inRuled = (f: Fragment) => ruled.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
   const inAligned = new Set(aligned.flatMap((t) => t.fragments));
   const outside = kept.filter((f) => !inRuled(f));
-  const tables: Table[] = [...ruled, ...aligned.map(({ fragments: _, ...t }) => t)];
+  // By push, not map: see tocToParts.
+  const tables: Table[] = [...ruled];
+  for (const { fragments: _, ...t } of aligned) tables.push(t);
   const inText = outside.filter((f) => !inAligned.has(f));
   const notes = footnotesOf(inText, bodySize, model.frameHeight);
   const fragments = notes.size ? inText.filter((f) => !notes.has(f)) : inText;
@@ -437,11 +442,98 @@ function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>
   return items;
 }
 
+/** What renderPage needs of the whole document (see pdfMd). */
+interface RenderContext {
+  out: Part[];
+  anchors: boolean;
+  vocab: Vocabulary;
+  body: number;
+  codeWanted: boolean;
+  outline: HeadingOutline | null;
+  headingSizes: number[];
+  push: (part: Part, pageStart: string | null) => void;
+  isToc: (b: Block) => boolean;
+  segmentsOf: (b: Block) => Block[];
+  headingLevel: (seg: Block, it: { bold: boolean; note?: boolean }, page: number) => number | null;
+}
+
+/**
+ * One page's items as Markdown parts onto ctx.out. (At module level, not a closure in pdfMd: V8
+ * drops a closure's optimized code once its closures are collected, so as a closure made per
+ * document it was compiled again for every document.)
+ */
+function renderPage(ctx: RenderContext, items: PageItem[] | null, pageNumber: number): void {
+  if (!items) {
+    ctx.out.push({ md: `<!-- page ${pageNumber}: no text layer (image-only or unreadable page) -->`, kind: 'other' });
+    return;
+  }
+  let pageStart: string | null = ctx.anchors ? `<!-- page ${pageNumber} -->` : null;
+  const emit = (part: Part) => {
+    ctx.push(part, pageStart);
+    pageStart = null;
+  };
+  let code: Fragment[] = [];
+  let toc: Fragment[] = [];
+  // The page's first text: a bold title line there is the page's (a slide's) heading.
+  let firstText = true;
+  const flushCode = () => {
+    if (code.length) emit({ md: '', kind: 'code', code: [code] });
+    code = [];
+  };
+  const flushToc = () => {
+    for (const p of tocToParts(toc, ctx.vocab)) emit(p);
+    toc = [];
+  };
+  for (const it of items) {
+    if (it.kind === 'table') {
+      flushCode();
+      flushToc();
+      if (it.table.rows.length) {
+        const table = healCellHyphens(it.table, ctx.vocab);
+        emit({ md: renderTable(table), kind: 'table', table });
+      }
+      continue;
+    }
+    if (ctx.isToc(it.block)) {
+      flushCode();
+      toc.push(...it.block.lines);
+      continue;
+    }
+    flushToc();
+    // A footnote mark set apart from its line (a small lone number, as FOP sets them) goes
+    // back to the end of the paragraph before it, as a Markdown footnote reference.
+    const only = it.block.lines.length === 1 ? it.block.lines[0].text.trim() : '';
+    if (/^\d{1,3}$/.test(only) && it.block.size < 0.85 * ctx.body) {
+      const prev = ctx.out[ctx.out.length - 1];
+      if (prev?.kind === 'para') prev.md += `[^${only}]`;
+      continue;
+    }
+    // A block may hold prose and a listing (the spacing alone did not part them): split at font changes.
+    for (const seg of ctx.segmentsOf(it.block)) {
+      if (ctx.codeWanted && seg.lines.every(isMonoFragment)) {
+        code.push(...seg.lines);
+        continue;
+      }
+      flushCode();
+      let level = ctx.headingLevel(seg, it, pageNumber);
+      if (level === null && !ctx.outline && firstText && !it.note && titleLike(seg, it.bold)) level = Math.min(3, Math.min(ctx.headingSizes.length, 2) + 1);
+      firstText = false;
+      for (const p of blockToParts(seg, level, it.bold, ctx.vocab)) emit(it.note && p.kind === 'para' ? { ...p, kind: 'note' } : p);
+    }
+  }
+  flushCode();
+  flushToc();
+  if (pageStart) ctx.out.push({ md: pageStart, kind: 'other' });
+}
+
 export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: PdfMdOptions = {}): Promise<PdfMdResult> {
   const anchors = options.pageAnchors ?? true;
   // Pass 1: each page's fragments and ruled tables. Furniture and vocabulary need the whole document.
   const visits = await mapPages(doc, readPageModel, onProgress);
-  const furniture = findFurniture(visits.map((v) => ({ height: v.value?.frameHeight ?? 0, fragments: v.value?.fragments ?? [] })));
+  // By push, not map: see tocToParts.
+  const furniturePages: { height: number; fragments: Fragment[] }[] = [];
+  for (const v of visits) furniturePages.push({ height: v.value?.frameHeight ?? 0, fragments: v.value?.fragments ?? [] });
+  const furniture = findFurniture(furniturePages);
   const vocab = new Vocabulary();
   for (const v of visits) for (const f of v.value?.fragments ?? []) if (!furniture.has(f)) vocab.addLine(f.text);
 
@@ -557,70 +649,9 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     if (pageStart) out.push({ md: pageStart, kind: 'other' });
     out.push(part);
   };
-  pages.forEach((items, i) => {
-    const pageNumber = visits[i].pageNumber;
-    if (!items) {
-      out.push({ md: `<!-- page ${pageNumber}: no text layer (image-only or unreadable page) -->`, kind: 'other' });
-      return;
-    }
-    let pageStart: string | null = anchors ? `<!-- page ${pageNumber} -->` : null;
-    const emit = (part: Part) => {
-      push(part, pageStart);
-      pageStart = null;
-    };
-    let code: Fragment[] = [];
-    let toc: Fragment[] = [];
-    // The page's first text: a bold title line there is the page's (a slide's) heading.
-    let firstText = true;
-    const flushCode = () => {
-      if (code.length) emit({ md: '', kind: 'code', code: [code] });
-      code = [];
-    };
-    const flushToc = () => {
-      for (const p of tocToParts(toc, vocab)) emit(p);
-      toc = [];
-    };
-    for (const it of items) {
-      if (it.kind === 'table') {
-        flushCode();
-        flushToc();
-        if (it.table.rows.length) {
-          const table = healCellHyphens(it.table, vocab);
-          emit({ md: renderTable(table), kind: 'table', table });
-        }
-        continue;
-      }
-      if (isToc(it.block)) {
-        flushCode();
-        toc.push(...it.block.lines);
-        continue;
-      }
-      flushToc();
-      // A footnote mark set apart from its line (a small lone number, as FOP sets them) goes
-      // back to the end of the paragraph before it, as a Markdown footnote reference.
-      const only = it.block.lines.length === 1 ? it.block.lines[0].text.trim() : '';
-      if (/^\d{1,3}$/.test(only) && it.block.size < 0.85 * body) {
-        const prev = out[out.length - 1];
-        if (prev?.kind === 'para') prev.md += `[^${only}]`;
-        continue;
-      }
-      // A block may hold prose and a listing (the spacing alone did not part them): split at font changes.
-      for (const seg of segmentsOf(it.block)) {
-        if (codeWanted && seg.lines.every(isMonoFragment)) {
-          code.push(...seg.lines);
-          continue;
-        }
-        flushCode();
-        let level = headingLevel(seg, it, pageNumber);
-        if (level === null && !outline && firstText && !it.note && titleLike(seg, it.bold)) level = Math.min(3, Math.min(headingSizes.length, 2) + 1);
-        firstText = false;
-        for (const p of blockToParts(seg, level, it.bold, vocab)) emit(it.note && p.kind === 'para' ? { ...p, kind: 'note' } : p);
-      }
-    }
-    flushCode();
-    flushToc();
-    if (pageStart) out.push({ md: pageStart, kind: 'other' });
-  });
+  // Pass 3: each page's items as Markdown parts (renderPage).
+  const ctx: RenderContext = { out, anchors, vocab, body, codeWanted, outline, headingSizes, push, isToc, segmentsOf, headingLevel };
+  for (let i = 0; i < pages.length; i++) renderPage(ctx, pages[i], visits[i].pageNumber);
   // By push, not map: see tocToParts.
   const mds: string[] = [];
   for (const p of out) mds.push(p.kind === 'code' ? codeToMarkdown(p.code!.flat()) : fixSymbols(p.md));
