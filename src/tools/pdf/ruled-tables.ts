@@ -452,7 +452,10 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
   }
   const tables: Table[] = [];
   for (const stack of stacks) {
-    const ys = cluster(stack.map((s) => s.y0), TOL);
+    // By push, not map: see gridTables.
+    const stackY0s: number[] = [];
+    for (const s of stack) stackY0s.push(s.y0);
+    const ys = cluster(stackY0s, TOL);
     if (ys.length < 3) continue;
     const box = { x0: stack[0].x0 - TOL, x1: stack[0].x1 + TOL, top: ys[0], bottom: ys[ys.length - 1] };
     const inside = runs.filter((r) => inBox(r, box));
