@@ -214,7 +214,13 @@ function codeToMarkdown(fragments: Fragment[]): string {
   widths.sort(ascending);
   const cw = widths[Math.floor(widths.length / 2)] || 6;
   const minX = Math.min(...fragments.map((f) => f.x0));
-  const steps = rows.slice(1).map((r, i) => (r[0].page === rows[i][0].page ? r[0].baseline - rows[i][0].baseline : 0)).filter((s) => s > 0).sort(ascending);
+  // By push, not map and filter: see tocToParts.
+  const steps: number[] = [];
+  for (let i = 1; i < rows.length; i++) {
+    const s = rows[i][0].page === rows[i - 1][0].page ? rows[i][0].baseline - rows[i - 1][0].baseline : 0;
+    if (s > 0) steps.push(s);
+  }
+  steps.sort(ascending);
   const step = steps[0] ?? 0;
   const out: string[] = [];
   // A loop, not rows.forEach with a closure: see readPageModel.
@@ -420,10 +426,9 @@ function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>
   const fragments = notes.size ? inText.filter((f) => !notes.has(f)) : inText;
   // The fragments are placed as they are (their boxes), the tables as boxes holding them.
   type Placed = Fragment | (Box & { table: Table });
-  const placed: Placed[] = [
-    ...fragments,
-    ...tables.map((t) => ({ x0: t.x0, x1: t.x1, top: t.top, bottom: t.bottom, baseline: t.bottom, size: (t.bottom - t.top) / 0.85, table: t })),
-  ];
+  // By push, not map: see tocToParts.
+  const placed: Placed[] = [...fragments];
+  for (const t of tables) placed.push({ x0: t.x0, x1: t.x1, top: t.top, bottom: t.bottom, baseline: t.bottom, size: (t.bottom - t.top) / 0.85, table: t });
   const items: PageItem[] = [];
   let run: Fragment[] = [];
   const flush = () => {

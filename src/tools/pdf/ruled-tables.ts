@@ -474,7 +474,10 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
   }
   const tables: Table[] = [];
   for (const stack of stacks) {
-    let ys = cluster(stack.map((s) => s.y0), TOL);
+    // By push, not map: see gridTables.
+    const stackY0s: number[] = [];
+    for (const s of stack) stackY0s.push(s.y0);
+    let ys = cluster(stackY0s, TOL);
     // A frame round the rules (an \fbox a few points out) joins the stack: the empty bands
     // between it and the table's own top and bottom rules are no rows.
     const x0 = Math.min(...stack.map((s) => s.x0));
