@@ -49,13 +49,16 @@ interface Part {
 
 /**
  * Whether `next` (first on its page) goes on with `prev` (last on the page before): a table
- * without rules cut by the page break, its columns at the same offsets from its first. Its
- * first row is then a body row, unless it repeats the header.
+ * cut by the page break, its columns at the same offsets from its first (a ruled table's bounds,
+ * both sides too, at the same places: word processors and Asciidoctor draw a table's
+ * continuation with the same rules, with or without its header row again). Its first row is
+ * then a body row, unless it repeats the header.
  */
 function continuesTable(prev: Table, next: Table): boolean {
   const a = prev.columns;
   const b = next.columns;
   if (!a || !b || a.length !== b.length || prev.cells || next.cells) return false;
+  if (prev.rows[0]?.length !== next.rows[0]?.length) return false;
   return a.every((x, k) => Math.abs(x - a[0] - (b[k] - b[0])) <= 3);
 }
 

@@ -160,7 +160,10 @@ export interface Table {
    * cannot say this, so such a table is written as HTML.
    */
   cells?: GridCell[][];
-  /** The left edge of each column, when the table was found from x-positions (a table cut by a page break is joined by them). */
+  /**
+   * The left edge of each column, when the table was found from x-positions; for a ruled
+   * table, its column bounds with both sides (a table cut by a page break is joined by them).
+   */
   columns?: number[];
 }
 
@@ -297,7 +300,9 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
       continue;
     }
     const rows = cells.map((row) => row.map(cellText)).filter((row) => row.some((c) => c !== ''));
-    if (rows.length >= 1 && xs.length >= 3) tables.push({ ...box, rows });
+    // The rules' x-positions (each column's left rule, and the right one): a grid cut by a page
+    // break is drawn again at the same positions on the next page, which joins the parts.
+    if (rows.length >= 1 && xs.length >= 3) tables.push({ ...box, rows, columns: xs });
   }
   return tables;
 }
@@ -660,7 +665,9 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       return out;
     });
     const spans = grid.some((row) => row.some((c) => c.colspan > 1));
-    tables.push({ ...box, rows, ...(spans ? { cells: grid } : {}) });
+    // The column bounds with the table's sides (for joining a table cut by a page break: the
+    // part on the next page has its rules at the same extent and its columns where these are).
+    tables.push({ ...box, rows, ...(spans ? { cells: grid } : { columns: edges }) });
   }
   return tables;
 }
