@@ -454,7 +454,10 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
   const prose = (st: Segment[], y0: number, y1: number) => {
     const a = st[0];
     let list = wider.get(st);
-    if (!list) wider.set(st, (list = runs.filter((r) => r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size))));
+    // (Or a line of prose as wide as them, one run across most of their width: tables with
+    // rules between rows only and no frame, as wide as the text, have paragraphs between them
+    // as wide as they are. A row's cells are runs of their own.)
+    if (!list) wider.set(st, (list = runs.filter((r) => r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size || r.x1 - r.x0 >= 0.85 * (a.x1 - a.x0)))));
     return list.some((r) => r.baseline > y0 && r.baseline - r.size * 0.7 < y1);
   };
   for (const s of sorted) {
@@ -465,6 +468,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
   const tables: Table[] = [];
   for (const stack of stacks) {
     let ys = cluster(stack.map((s) => s.y0), TOL);
+    let perRow = false;
     // A frame round the rules (an \fbox a few points out) joins the stack: the empty bands
     // between it and the table's own top and bottom rules are no rows.
     const x0 = Math.min(...stack.map((s) => s.x0));
@@ -473,6 +477,40 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     while (ys.length >= 4 && !textIn(ys[0], ys[1])) ys = ys.slice(1);
     while (ys.length >= 4 && !textIn(ys[ys.length - 2], ys[ys.length - 1])) ys = ys.slice(0, -1);
     if (ys.length < 3) continue;
+    {
+      // Rules between rows only, no frame (Asciidoctor's grid=rows with frame=none, DocBook's
+      // and word processors' plain table styles): every band between two rules holds one row
+      // of one to four lines, some of one line, and the first row sits above the first rule and
+      // the last below the last, with no rule of their own. There the lines at the cells'
+      // x-positions within a row's height of the outer rules are rows too, and a band's lines
+      // are one row. Three bands or more, or two with such a row on both sides (a booktabs
+      // table has two bands, head and body, and its caption or notes outside its rules).
+      const ex0 = stack[0].x0 - TOL;
+      const ex1 = stack[0].x1 + TOL;
+      const boxRuns = runs.filter((r) => inBox(r, { x0: ex0, x1: ex1, top: ys[0], bottom: ys[ys.length - 1] }));
+      const linesIn = (a: number, b: number) => cluster(boxRuns.filter((r) => r.baseline - r.size * 0.3 > a && r.baseline - r.size * 0.3 < b).map((r) => r.baseline), 2).length;
+      const bands = ys.slice(1).map((y, k) => ({ h: y - ys[k], n: linesIn(ys[k], y) })).filter((b) => b.n > 0);
+      if (bands.length >= 2 && bands.every((b) => b.n <= 4) && bands.some((b) => b.n === 1)) {
+        const hmax = Math.max(...bands.map((b) => b.h));
+        // The cells' left edges: x-positions where lines of two or more bands start a run.
+        const starts = cluster(boxRuns.map((r) => r.x0), 1.5).filter((x) => new Set(boxRuns.filter((r) => Math.abs(r.x0 - x) <= 1.5).map((r) => ys.findIndex((y) => y > r.baseline))).size >= 2);
+        const fits = (r: TextRun) => {
+          const k = starts.findIndex((x) => Math.abs(r.x0 - x) <= 1.5);
+          return k >= 0 && (k + 1 >= starts.length || r.x1 < starts[k + 1]);
+        };
+        const outer = (a: number, b: number) => {
+          const rs = runs.filter((r) => (r.x0 + r.x1) / 2 > ex0 && (r.x0 + r.x1) / 2 < ex1 && r.baseline - r.size * 0.3 > a && r.baseline - r.size * 0.3 < b);
+          return rs.length && starts.length >= 2 && rs.every(fits) ? rs : null;
+        };
+        const above = outer(ys[0] - hmax, ys[0]);
+        const below = outer(ys[ys.length - 1], ys[ys.length - 1] + hmax);
+        if (bands.length >= 3 || (above && below)) {
+          perRow = true;
+          if (above) ys = [Math.min(...above.map((r) => r.baseline - r.size)) - 1, ...ys];
+          if (below) ys = [...ys, Math.max(...below.map((r) => r.baseline)) + 0.3 * Math.max(...below.map((r) => r.size))];
+        }
+      }
+    }
     const box = { x0: stack[0].x0 - TOL, x1: stack[0].x1 + TOL, top: ys[0], bottom: ys[ys.length - 1] };
     const inside = runs.filter((r) => inBox(r, box));
     if (!inside.length) continue;
@@ -648,6 +686,20 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         // options: "-Os" / "-ffunction-sections" / "-fdata-sections").
         return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text) || wraps(a, c));
       };
+      // Rules between every row: the lines between two rules are one row.
+      const band = (k: number) => ys.findIndex((y) => y > baselines[k]);
+      if (perRow && above && n > 0 && line.length && band(n) === band(n - 1)) {
+        for (const c of line) {
+          const a = above.find((x) => x.col === c.col);
+          if (!a) {
+            above.push(c);
+            above.sort((x, y) => x.col - y.col);
+            continue;
+          }
+          a.text = /\p{Ll}-$/u.test(a.text) && /^\p{Ll}/u.test(c.text) ? a.text.slice(0, -1) + c.text : /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
+        }
+        return;
+      }
       if (above && n > 0 && !header[n] && !header[n - 1] && line.length && line.every(goesOn)) {
         for (const c of line) {
           const a = above.find((x) => x.col === c.col)!;
@@ -694,5 +746,21 @@ export function findTables(segments: Segment[], fragments: Fragment[]): Table[] 
   if (horizontal.length < 2 || horizontal.length + vertical.length > 2000) return [];
   const runs = fragments.flatMap((f) => f.runs);
   const grids = gridTables(horizontal, joinVertical(vertical), runs);
-  return [...grids, ...ruleStackTables(horizontal, runs, grids)];
+  return [...grids, ...ruleStackTables(joinHorizontal(horizontal), runs, grids)];
+}
+
+/**
+ * Horizontal rules drawn a cell at a time (Asciidoctor's and word processors' row rules: one
+ * piece per cell, end to end, often each drawn twice) as one rule each, so a row's rule spans
+ * the table as a booktabs rule does. Pieces with a gap between them (trimmed \cmidrule(lr)) stay apart.
+ */
+function joinHorizontal(horizontal: Segment[]): Segment[] {
+  const sorted = [...horizontal].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+  const out: Segment[] = [];
+  for (const s of sorted) {
+    const last = out.findLast((o) => Math.abs(o.y0 - s.y0) <= 0.3);
+    if (last && s.x0 <= last.x1 + 0.5 && s.x0 >= last.x0 - 0.5) last.x1 = Math.max(last.x1, s.x1);
+    else out.push({ ...s });
+  }
+  return out;
 }
