@@ -480,7 +480,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     {
       // Rules between rows only, no frame (Asciidoctor's grid=rows with frame=none, DocBook's
       // and word processors' plain table styles): every band between two rules holds one row
-      // of one to four lines, some of one line, and the first row sits above the first rule and
+      // of one to four lines, and the first row sits above the first rule and
       // the last below the last, with no rule of their own. There the lines at the cells'
       // x-positions within a row's height of the outer rules are rows too, and a band's lines
       // are one row. Three bands or more, or two with such a row on both sides (a booktabs
@@ -490,7 +490,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       const boxRuns = runs.filter((r) => inBox(r, { x0: ex0, x1: ex1, top: ys[0], bottom: ys[ys.length - 1] }));
       const linesIn = (a: number, b: number) => cluster(boxRuns.filter((r) => r.baseline - r.size * 0.3 > a && r.baseline - r.size * 0.3 < b).map((r) => r.baseline), 2).length;
       const bands = ys.slice(1).map((y, k) => ({ h: y - ys[k], n: linesIn(ys[k], y) })).filter((b) => b.n > 0);
-      if (bands.length >= 2 && bands.every((b) => b.n <= 4) && bands.some((b) => b.n === 1)) {
+      if (bands.length >= 2 && bands.every((b) => b.n <= 4)) {
         const hmax = Math.max(...bands.map((b) => b.h));
         // The cells' left edges: x-positions where lines of two or more bands start a run.
         const starts = cluster(boxRuns.map((r) => r.x0), 1.5).filter((x) => new Set(boxRuns.filter((r) => Math.abs(r.x0 - x) <= 1.5).map((r) => ys.findIndex((y) => y > r.baseline))).size >= 2);
@@ -717,9 +717,11 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       return out;
     });
     const spans = grid.some((row) => row.some((c) => c.colspan > 1));
-    // The column bounds with the table's sides (for joining a table cut by a page break: the
-    // part on the next page has its rules at the same extent and its columns where these are).
-    tables.push({ ...box, rows, ...(spans ? { cells: grid } : { columns: edges }) });
+    // The table's sides and where its columns' cells start (for joining a table cut by a page
+    // break: the part on the next page has its rules at the same extent and its cells at the
+    // same x-positions; the bounds between columns, midway across the gaps, move with the text).
+    const columns = edges.slice(0, -1).map((e, k) => (k === 0 ? e : Math.min(...lines.flat().filter((c) => c.col === k).map((c) => extent.get(c)?.x0 ?? e))));
+    tables.push({ ...box, rows, ...(spans ? { cells: grid } : { columns: [...columns, box.x1] }) });
   }
   return tables;
 }
