@@ -440,6 +440,51 @@ function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys:
 }
 
 /**
+ * The rows round a lone rule (a table ruled between rows only, cut by a page break after its
+ * first row): the top of the lines just above it and the bottom of those just below, when
+ * each side is a block of one to four lines standing apart from other text, every run of them
+ * starts at one of a few x-positions (cells) without reaching the next, and the lines next to
+ * the rule have two or more runs at the same x-positions. Prose above or below (one run across
+ * the cells' x-positions, or a block of more lines: a page's two columns) is no row.
+ */
+function loneRuleRows(y: number, x0: number, x1: number, runs: TextRun[]): [number, number] | null {
+  const near = runs.filter((r) => (r.x0 + r.x1) / 2 > x0 && (r.x0 + r.x1) / 2 < x1).sort((a, b) => a.baseline - b.baseline);
+  if (!near.length) return null;
+  const lines: TextRun[][] = [];
+  for (const r of near) {
+    const last = lines[lines.length - 1];
+    if (last && Math.abs(last[0].baseline - r.baseline) <= 2) last.push(r);
+    else lines.push([r]);
+  }
+  const size = (l: TextRun[]) => Math.max(...l.map((r) => r.size));
+  const block = (from: number, step: 1 | -1): TextRun[][] | null => {
+    const out: TextRun[][] = [];
+    for (let k = from; k >= 0 && k < lines.length; k += step) {
+      const prev = out[out.length - 1];
+      if (prev && Math.abs(lines[k][0].baseline - prev[0].baseline) > 1.6 * size(prev)) break;
+      out.push(lines[k]);
+      if (out.length > 4) return null;
+    }
+    return out.length ? out : null;
+  };
+  const firstBelow = lines.findIndex((l) => l[0].baseline - size(l) * 0.3 > y);
+  const lastAbove = (firstBelow < 0 ? lines.length : firstBelow) - 1;
+  if (firstBelow < 0 || lastAbove < 0) return null;
+  if (y - lines[lastAbove][0].baseline > 2 * size(lines[lastAbove]) || lines[firstBelow][0].baseline - y > 2.5 * size(lines[firstBelow])) return null;
+  const above = block(lastAbove, -1);
+  const below = block(firstBelow, 1);
+  if (!above || !below || above[0].length < 2 || below[0].length < 2) return null;
+  const all = [...above, ...below].flat();
+  const starts = cluster(all.map((r) => r.x0), 1.5);
+  const at = (r: TextRun) => starts.findIndex((x) => Math.abs(r.x0 - x) <= 1.5);
+  if (starts.length > Math.max(above[0].length, below[0].length)) return null;
+  if (!all.every((r) => r.x1 < (starts[at(r) + 1] ?? Infinity))) return null;
+  const shared = above[0].filter((r) => below[0].some((b) => at(b) === at(r))).length;
+  if (shared < 2) return null;
+  return [Math.min(...above.flat().map((r) => r.baseline - r.size)) - 1, Math.max(...below.flat().map((r) => r.baseline + 0.3 * r.size))];
+}
+
+/**
  * Tables separated by horizontal rules only: rules of about the same extent stacked on top
  * of each other; columns come from the whitespace shared by every row between them.
  */
@@ -461,7 +506,9 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     return list.some((r) => r.baseline > y0 && r.baseline - r.size * 0.7 < y1);
   };
   for (const s of sorted) {
-    const stack = stacks.find((st) => Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6 && !prose(st, st[st.length - 1].y0, s.y0));
+    // (Nor does a stack reach over a table of its own between two of its rules.)
+    const tableBetween = (y0: number, y1: number) => taken.some((t) => t.top > y0 && t.bottom < y1 && t.x0 < s.x1 && t.x1 > s.x0);
+    const stack = stacks.find((st) => Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6 && !prose(st, st[st.length - 1].y0, s.y0) && !tableBetween(st[st.length - 1].y0, s.y0));
     if (stack) stack.push(s);
     else stacks.push([s]);
   }
@@ -476,8 +523,18 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     const textIn = (a: number, b: number) => runs.some((r) => inBox(r, { x0: x0 - TOL, x1: x1 + TOL, top: a, bottom: b }));
     while (ys.length >= 4 && !textIn(ys[0], ys[1])) ys = ys.slice(1);
     while (ys.length >= 4 && !textIn(ys[ys.length - 2], ys[ys.length - 1])) ys = ys.slice(0, -1);
+    // One rule with a row at the cells' x-positions right above it and right below it (no
+    // more than four lines each, set apart from other text): the part of a table ruled
+    // between rows only that a page break left with its header and one row.
+    let lone = false;
+    if (ys.length === 1) {
+      const parts = loneRuleRows(ys[0], stack[0].x0 - TOL, stack[0].x1 + TOL, runs);
+      if (!parts) continue;
+      ys = [parts[0], ys[0], parts[1]];
+      lone = perRow = true;
+    }
     if (ys.length < 3) continue;
-    {
+    if (!lone) {
       // Rules between rows only, no frame (Asciidoctor's grid=rows with frame=none, DocBook's
       // and word processors' plain table styles): every band between two rules holds one row
       // of one to four lines, and the first row sits above the first rule and
