@@ -495,14 +495,21 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
   // them: two tables of the same width on a page, with a paragraph between them, are two
   // stacks (text of the other column of the page does not cut).
   const stacks: Segment[][] = [];
-  const wider = new Map<Segment[], TextRun[]>();
+  // The page's lines cut only at gaps wider than a word space (runs also end where the font changes).
+  const spans: { x0: number; x1: number; baseline: number; size: number }[] = [];
+  for (const r of [...runs].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0)) {
+    const last = spans[spans.length - 1];
+    if (last && Math.abs(last.baseline - r.baseline) <= 1 && r.x0 >= last.x1 - 1 && r.x0 - last.x1 < 0.55 * Math.max(last.size, r.size)) last.x1 = Math.max(last.x1, r.x1);
+    else spans.push({ x0: r.x0, x1: r.x1, baseline: r.baseline, size: r.size });
+  }
+  const wider = new Map<Segment[], { x0: number; x1: number; baseline: number; size: number }[]>();
   const prose = (st: Segment[], y0: number, y1: number) => {
     const a = st[0];
     let list = wider.get(st);
-    // (Or a line of prose as wide as them, one run across most of their width: tables with
-    // rules between rows only and no frame, as wide as the text, have paragraphs between them
-    // as wide as they are. A row's cells are runs of their own.)
-    if (!list) wider.set(st, (list = runs.filter((r) => r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size || r.x1 - r.x0 >= 0.85 * (a.x1 - a.x0)))));
+    // (Or a line of prose as wide as them, text with no gap wider than a word space across
+    // most of their width: tables with rules between rows only and no frame, as wide as the
+    // text, have paragraphs between them as wide as they are. A row's cells stand apart.)
+    if (!list) wider.set(st, (list = [...runs, ...spans].filter((r) => r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size || r.x1 - r.x0 >= 0.85 * (a.x1 - a.x0)))));
     return list.some((r) => r.baseline > y0 && r.baseline - r.size * 0.7 < y1);
   };
   for (const s of sorted) {
@@ -555,13 +562,28 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
           const k = starts.findIndex((x) => Math.abs(r.x0 - x) <= 1.5);
           return k >= 0 && (k + 1 >= starts.length || r.x1 < starts[k + 1]);
         };
-        const outer = (a: number, b: number) => {
-          const rs = runs.filter((r) => (r.x0 + r.x1) / 2 > ex0 && (r.x0 + r.x1) / 2 < ex1 && r.baseline - r.size * 0.3 > a && r.baseline - r.size * 0.3 < b);
-          return rs.length && starts.length >= 2 && rs.every(fits) ? rs : null;
+        // The lines next to the rule (the first within a row's height of it), outwards, one
+        // line step apart (the row may have more lines than any other), up to four, as long as
+        // each fits: a paragraph beyond, or its raised footnote mark, ends them.
+        const outer = (rule: number, up: boolean) => {
+          if (starts.length < 2) return null;
+          const rs = runs.filter((r) => (r.x0 + r.x1) / 2 > ex0 && (r.x0 + r.x1) / 2 < ex1 && (up ? r.baseline - r.size * 0.3 < rule : r.baseline - r.size * 0.3 > rule));
+          const lines = cluster(rs.map((r) => r.baseline), 2).sort((p, q) => (up ? q - p : p - q));
+          const out: TextRun[] = [];
+          let last = NaN;
+          for (const y of lines.slice(0, 4)) {
+            const line = rs.filter((r) => Math.abs(r.baseline - y) <= 2 && !out.includes(r));
+            const size = Math.max(...line.map((r) => r.size));
+            if (Number.isNaN(last) ? Math.abs(y - size * 0.3 - rule) > hmax : Math.abs(y - last) > 1.6 * size) break;
+            if (!line.every(fits)) break;
+            out.push(...line);
+            last = y;
+          }
+          return out.length ? out : null;
         };
-        const above = outer(ys[0] - hmax, ys[0]);
-        const below = outer(ys[ys.length - 1], ys[ys.length - 1] + hmax);
-        if (bands.length >= 3 || (above && below)) {
+        const above = outer(ys[0], true);
+        const below = outer(ys[ys.length - 1], false);
+        if (bands.length >= 3 || above || below) {
           perRow = true;
           if (above) ys = [Math.min(...above.map((r) => r.baseline - r.size)) - 1, ...ys];
           if (below) ys = [...ys, Math.max(...below.map((r) => r.baseline)) + 0.3 * Math.max(...below.map((r) => r.size))];
@@ -623,6 +645,9 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       const heads = (s: Segment) => below.filter((r) => r.x0 >= s.x0 - size && r.x1 <= s.x1 + size).length;
       return rules.some((s) => (s.x0 <= f.x0 - size && s.x1 >= f.x1 + size) || (header[n] && rules.length >= 2 && heads(s) >= 2 && Math.min(s.x1, f.x1) - Math.max(s.x0, f.x0) >= 0.6 * (f.x1 - f.x0)));
     };
+    // A table has two lines or more of several cells: rules round a heading whose number
+    // stands apart from its title, over paragraphs and a listing in a box, make none.
+    if (lineRuns.filter((rs) => rs.length >= 2).length < 2) continue;
     const several = lineRuns.filter((rs) => rs.length >= 2).flat();
     const unspanned = several.filter((r) => !spanning(r, lineOf(r)));
     const intervals = (unspanned.length ? unspanned : several.length ? several : inside).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
@@ -745,7 +770,14 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       };
       // Rules between every row: the lines between two rules are one row.
       const band = (k: number) => ys.findIndex((y) => y > baselines[k]);
-      if (perRow && above && n > 0 && line.length && band(n) === band(n - 1)) {
+      // (Each cell of the line where its column is empty above or its first word would not
+      // have fitted on the line above: rows of short items between rules that group them,
+      // "/usr" over "/opt", are rows.)
+      const fill = (c: GridCell) => {
+        const a = above?.find((x) => x.col === c.col);
+        return !a?.text || wraps(a, c);
+      };
+      if (perRow && above && n > 0 && line.length && band(n) === band(n - 1) && line.every(fill)) {
         for (const c of line) {
           const a = above.find((x) => x.col === c.col);
           if (!a) {
@@ -753,15 +785,21 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
             above.sort((x, y) => x.col - y.col);
             continue;
           }
-          a.text = /\p{Ll}-$/u.test(a.text) && /^\p{Ll}/u.test(c.text) ? a.text.slice(0, -1) + c.text : /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
+          // (Joined with a space, a line-end hyphen kept: pdf-md heals cells' line ends by the
+          // document's own words, as word processors do not hyphenate.)
+          a.text = a.text ? `${a.text} ${c.text}` : c.text;
+          lastLine.set(a, c.text);
+          const r = extent.get(c);
+          if (r) lastReach.set(a, r);
         }
         return;
       }
       if (above && n > 0 && !header[n] && !header[n - 1] && line.length && line.every(goesOn)) {
         for (const c of line) {
           const a = above.find((x) => x.col === c.col)!;
-          // A word broken at the line's end is joined without its hyphen ("turn-" / "ing").
-          a.text = /\p{Ll}-$/u.test(a.text) && /^\p{Ll}/u.test(c.text) ? a.text.slice(0, -1) + c.text : /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
+          // A word broken at the line's end is joined without its hyphen ("turn-" / "ing"); a
+          // compound's ("top-to-" / "bottom") keeps it.
+          a.text = /\p{Ll}-$/u.test(a.text) && !/-\S*-$/.test(a.text) && /^\p{Ll}/u.test(c.text) ? a.text.slice(0, -1) + c.text : /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
           lastLine.set(a, c.text);
           const r = extent.get(c);
           if (r) lastReach.set(a, r);
@@ -774,11 +812,11 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       return out;
     });
     const spans = grid.some((row) => row.some((c) => c.colspan > 1));
-    // The table's sides and where its columns' cells start (for joining a table cut by a page
-    // break: the part on the next page has its rules at the same extent and its cells at the
-    // same x-positions; the bounds between columns, midway across the gaps, move with the text).
-    const columns = edges.slice(0, -1).map((e, k) => (k === 0 ? e : Math.min(...lines.flat().filter((c) => c.col === k).map((c) => extent.get(c)?.x0 ?? e))));
-    tables.push({ ...box, rows, ...(spans ? { cells: grid } : { columns: [...columns, box.x1] }) });
+    // Where its columns' cells start, as for a table without rules (for joining a table cut by
+    // a page break: the part on the next page has its cells at the same x-positions, and may be
+    // read without its rules; the bounds midway across the gaps move with the text).
+    const columns = edges.slice(0, -1).map((e, k) => Math.min(...lines.flat().filter((c) => c.col === k && c.colspan === 1).map((c) => extent.get(c)?.x0 ?? e)));
+    tables.push({ ...box, rows, ...(spans ? { cells: grid } : { columns: columns.map((x, k) => (Number.isFinite(x) ? x : edges[k])) }) });
   }
   return tables;
 }
