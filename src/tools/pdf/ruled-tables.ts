@@ -678,6 +678,14 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       }
     }
     if (bounds.length < 1) continue;
+    // A column with no text (a picture in every row): where each of the stack's rules is drawn
+    // in pieces meeting at the same x-position, with no text starting just right of it (a
+    // column of text starts there) nor running across it, and no bound near, that is a bound too.
+    const joints = stack.every((sg) => (sg as Joined).joints?.length) ? ((stack[0] as Joined).joints ?? []).filter((x) => stack.every((sg) => (sg as Joined).joints!.some((j) => Math.abs(j - x) <= 1.5))) : [];
+    for (const x of joints) {
+      if (bounds.some((b) => Math.abs(b - x) < 2 * size) || inside.some((r) => (r.x0 < x && r.x1 > x) || (r.x0 >= x && r.x0 < x + 2 * size))) continue;
+      bounds = [...bounds, x].sort((a, b) => a - b);
+    }
     const edges = [box.x0, ...bounds, box.x1];
     const colOf = (x: number) => Math.max(0, edges.findIndex((e, k) => k > 0 && x < e) - 1);
     // Where each line's cell starts and ends (for telling a wrapped first cell from a row).
@@ -851,13 +859,19 @@ export function findTables(segments: Segment[], fragments: Fragment[]): Table[] 
  * piece per cell, end to end, often each drawn twice) as one rule each, so a row's rule spans
  * the table as a booktabs rule does. Pieces with a gap between them (trimmed \cmidrule(lr)) stay apart.
  */
-function joinHorizontal(horizontal: Segment[]): Segment[] {
+function joinHorizontal(horizontal: Segment[]): Joined[] {
   const sorted = [...horizontal].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
-  const out: Segment[] = [];
+  const out: Joined[] = [];
   for (const s of sorted) {
     const last = out.findLast((o) => Math.abs(o.y0 - s.y0) <= 0.3);
-    if (last && s.x0 <= last.x1 + 0.5 && s.x0 >= last.x0 - 0.5) last.x1 = Math.max(last.x1, s.x1);
-    else out.push({ ...s });
+    if (last && s.x0 <= last.x1 + 0.5 && s.x0 >= last.x0 - 0.5) {
+      // Where two pieces meet end to end: a cell's side (the table's columns).
+      if (s.x0 >= last.x1 - 0.5 && s.x1 > last.x1 + 0.5) (last.joints ??= []).push(last.x1);
+      last.x1 = Math.max(last.x1, s.x1);
+    } else out.push({ ...s });
   }
   return out;
 }
+
+/** A horizontal rule joined from pieces, with the x-positions where they met. */
+type Joined = Segment & { joints?: number[] };
