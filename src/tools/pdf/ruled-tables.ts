@@ -295,6 +295,7 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
           ...box,
           rows: rows.filter((_, r) => keep[r]),
           cells: grid.filter((_, r) => keep[r]).map((row) => row.map(({ text, col, colspan, rowspan }) => ({ text, col, colspan, rowspan }))),
+          columns: xs,
         });
       }
       continue;
@@ -824,7 +825,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     // a page break: the part on the next page has its cells at the same x-positions, and may be
     // read without its rules; the bounds midway across the gaps move with the text).
     const columns = edges.slice(0, -1).map((e, k) => Math.min(...lines.flat().filter((c) => c.col === k && c.colspan === 1).map((c) => extent.get(c)?.x0 ?? e)));
-    tables.push({ ...box, rows, ...(spans ? { cells: grid } : { columns: columns.map((x, k) => (Number.isFinite(x) ? x : edges[k])) }) });
+    tables.push({ ...box, rows, columns: columns.map((x, k) => (Number.isFinite(x) ? x : edges[k])), ...(spans ? { cells: grid } : {}) });
   }
   return tables;
 }
