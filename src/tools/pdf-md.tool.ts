@@ -50,13 +50,16 @@ interface Part {
 
 /**
  * Whether `next` (first on its page) goes on with `prev` (last on the page before): a table
- * without rules cut by the page break, its columns at the same offsets from its first. Its
- * first row is then a body row, unless it repeats the header.
+ * cut by the page break, its columns at the same offsets from its first (a ruled table's bounds,
+ * both sides too, at the same places: word processors and Asciidoctor draw a table's
+ * continuation with the same rules, with or without its header row again). Its first row is
+ * then a body row, unless it repeats the header.
  */
 function continuesTable(prev: Table, next: Table): boolean {
   const a = prev.columns;
   const b = next.columns;
-  if (!a || !b || a.length !== b.length || prev.cells || next.cells) return false;
+  if (!a || !b || a.length !== b.length) return false;
+  if (prev.rows[0]?.length !== next.rows[0]?.length) return false;
   return a.every((x, k) => Math.abs(x - a[0] - (b[k] - b[0])) <= 3);
 }
 
@@ -633,8 +636,17 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     if (part.kind === 'table' && part.table && pageStart) {
       const before = out.findLast((p) => p.kind !== 'note');
       if (before?.kind === 'table' && before.table && continuesTable(before.table, part.table)) {
-        const rows = part.table.rows.filter((r, n) => n > 0 || r.join('|') !== before.table!.rows[0].join('|'));
-        before.table = { ...before.table, rows: [...before.table.rows, ...rows], bottom: part.table.bottom };
+        const prev = before.table;
+        const next = part.table;
+        // The rows the continuation repeats at its top (its header, and a title row over it)
+        // are dropped: as many of its first rows as are the table's first rows.
+        let k = 0;
+        while (k < next.rows.length && k < prev.rows.length && next.rows[k].join('|') === prev.rows[k].join('|')) k++;
+        const rows = next.rows.slice(k);
+        // Cells that span (either part's) are kept as drawn: the parts' cells one after the other.
+        const asCells = (t: Table) => t.cells ?? t.rows.map((r) => r.map((text, col) => ({ text, col, colspan: 1, rowspan: 1 })));
+        const cells = prev.cells || next.cells ? [...asCells(prev), ...asCells(next).slice(k)] : undefined;
+        before.table = { ...prev, rows: [...prev.rows, ...rows], bottom: next.bottom, ...(cells ? { cells } : {}) };
         before.md = renderTable(before.table);
         out.push({ md: pageStart, kind: 'other' });
         return;

@@ -160,7 +160,10 @@ export interface Table {
    * cannot say this, so such a table is written as HTML.
    */
   cells?: GridCell[][];
-  /** The left edge of each column, when the table was found from x-positions (a table cut by a page break is joined by them). */
+  /**
+   * The left edge of each column, when the table was found from x-positions; for a ruled
+   * table, its column bounds with both sides (a table cut by a page break is joined by them).
+   */
   columns?: number[];
 }
 
@@ -309,12 +312,15 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
         ...box,
         rows: rows.filter((_, r) => keep[r]),
         cells: grid.filter((_, r) => keep[r]).map((row) => row.map(({ text, col, colspan, rowspan }) => ({ text, col, colspan, rowspan }))),
+        columns: xs,
       };
     }
     return null;
   }
   const rows = cells.map((row) => row.map(cellText)).filter((row) => row.some((c) => c !== ''));
-  return rows.length >= 1 && xs.length >= 3 ? { ...box, rows } : null;
+  // The rules' x-positions (each column's left rule, and the right one): a grid cut by a page
+  // break is drawn again at the same positions on the next page, which joins the parts.
+  return rows.length >= 1 && xs.length >= 3 ? { ...box, rows, columns: xs } : null;
 }
 
 /**
@@ -450,6 +456,51 @@ function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys:
 }
 
 /**
+ * The rows round a lone rule (a table ruled between rows only, cut by a page break after its
+ * first row): the top of the lines just above it and the bottom of those just below, when
+ * each side is a block of one to four lines standing apart from other text, every run of them
+ * starts at one of a few x-positions (cells) without reaching the next, and the lines next to
+ * the rule have two or more runs at the same x-positions. Prose above or below (one run across
+ * the cells' x-positions, or a block of more lines: a page's two columns) is no row.
+ */
+function loneRuleRows(y: number, x0: number, x1: number, runs: TextRun[]): [number, number] | null {
+  const near = runs.filter((r) => (r.x0 + r.x1) / 2 > x0 && (r.x0 + r.x1) / 2 < x1).sort((a, b) => a.baseline - b.baseline);
+  if (!near.length) return null;
+  const lines: TextRun[][] = [];
+  for (const r of near) {
+    const last = lines[lines.length - 1];
+    if (last && Math.abs(last[0].baseline - r.baseline) <= 2) last.push(r);
+    else lines.push([r]);
+  }
+  const size = (l: TextRun[]) => Math.max(...l.map((r) => r.size));
+  const block = (from: number, step: 1 | -1): TextRun[][] | null => {
+    const out: TextRun[][] = [];
+    for (let k = from; k >= 0 && k < lines.length; k += step) {
+      const prev = out[out.length - 1];
+      if (prev && Math.abs(lines[k][0].baseline - prev[0].baseline) > 1.6 * size(prev)) break;
+      out.push(lines[k]);
+      if (out.length > 4) return null;
+    }
+    return out.length ? out : null;
+  };
+  const firstBelow = lines.findIndex((l) => l[0].baseline - size(l) * 0.3 > y);
+  const lastAbove = (firstBelow < 0 ? lines.length : firstBelow) - 1;
+  if (firstBelow < 0 || lastAbove < 0) return null;
+  if (y - lines[lastAbove][0].baseline > 2 * size(lines[lastAbove]) || lines[firstBelow][0].baseline - y > 2.5 * size(lines[firstBelow])) return null;
+  const above = block(lastAbove, -1);
+  const below = block(firstBelow, 1);
+  if (!above || !below || above[0].length < 2 || below[0].length < 2) return null;
+  const all = [...above, ...below].flat();
+  const starts = cluster(all.map((r) => r.x0), 1.5);
+  const at = (r: TextRun) => starts.findIndex((x) => Math.abs(r.x0 - x) <= 1.5);
+  if (starts.length > Math.max(above[0].length, below[0].length)) return null;
+  if (!all.every((r) => r.x1 < (starts[at(r) + 1] ?? Infinity))) return null;
+  const shared = above[0].filter((r) => below[0].some((b) => at(b) === at(r))).length;
+  if (shared < 2) return null;
+  return [Math.min(...above.flat().map((r) => r.baseline - r.size)) - 1, Math.max(...below.flat().map((r) => r.baseline + 0.3 * r.size))];
+}
+
+/**
  * Tables separated by horizontal rules only: rules of about the same extent stacked on top
  * of each other; columns come from the whitespace shared by every row between them.
  */
@@ -460,15 +511,27 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
   // them: two tables of the same width on a page, with a paragraph between them, are two
   // stacks (text of the other column of the page does not cut).
   const stacks: Segment[][] = [];
-  const wider = new Map<Segment[], TextRun[]>();
+  // The page's lines cut only at gaps wider than a word space (runs also end where the font changes).
+  const spans: { x0: number; x1: number; baseline: number; size: number }[] = [];
+  for (const r of [...runs].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0)) {
+    const last = spans[spans.length - 1];
+    if (last && Math.abs(last.baseline - r.baseline) <= 1 && r.x0 >= last.x1 - 1 && r.x0 - last.x1 < 0.55 * Math.max(last.size, r.size)) last.x1 = Math.max(last.x1, r.x1);
+    else spans.push({ x0: r.x0, x1: r.x1, baseline: r.baseline, size: r.size });
+  }
+  const wider = new Map<Segment[], { x0: number; x1: number; baseline: number; size: number }[]>();
   const prose = (st: Segment[], y0: number, y1: number) => {
     const a = st[0];
     let list = wider.get(st);
-    if (!list) wider.set(st, (list = runs.filter((r) => r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size))));
+    // (Or a line of prose as wide as them, text with no gap wider than a word space across
+    // most of their width: tables with rules between rows only and no frame, as wide as the
+    // text, have paragraphs between them as wide as they are. A row's cells stand apart.)
+    if (!list) wider.set(st, (list = [...runs, ...spans].filter((r) => r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size || r.x1 - r.x0 >= 0.85 * (a.x1 - a.x0)))));
     return list.some((r) => r.baseline > y0 && r.baseline - r.size * 0.7 < y1);
   };
   for (const s of sorted) {
-    const stack = stacks.find((st) => Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6 && !prose(st, st[st.length - 1].y0, s.y0));
+    // (Nor does a stack reach over a table of its own between two of its rules.)
+    const tableBetween = (y0: number, y1: number) => taken.some((t) => t.top > y0 && t.bottom < y1 && t.x0 < s.x1 && t.x1 > s.x0);
+    const stack = stacks.find((st) => Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6 && !prose(st, st[st.length - 1].y0, s.y0) && !tableBetween(st[st.length - 1].y0, s.y0));
     if (stack) stack.push(s);
     else stacks.push([s]);
   }
@@ -478,6 +541,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     const stackY0s: number[] = [];
     for (const s of stack) stackY0s.push(s.y0);
     let ys = cluster(stackY0s, TOL);
+    let perRow = false;
     // A frame round the rules (an \fbox a few points out) joins the stack: the empty bands
     // between it and the table's own top and bottom rules are no rows.
     const x0 = Math.min(...stack.map((s) => s.x0));
@@ -485,7 +549,66 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     const textIn = (a: number, b: number) => runs.some((r) => inBox(r, { x0: x0 - TOL, x1: x1 + TOL, top: a, bottom: b }));
     while (ys.length >= 4 && !textIn(ys[0], ys[1])) ys = ys.slice(1);
     while (ys.length >= 4 && !textIn(ys[ys.length - 2], ys[ys.length - 1])) ys = ys.slice(0, -1);
+    // One rule with a row at the cells' x-positions right above it and right below it (no
+    // more than four lines each, set apart from other text): the part of a table ruled
+    // between rows only that a page break left with its header and one row.
+    let lone = false;
+    if (ys.length === 1) {
+      const parts = loneRuleRows(ys[0], stack[0].x0 - TOL, stack[0].x1 + TOL, runs);
+      if (!parts) continue;
+      ys = [parts[0], ys[0], parts[1]];
+      lone = perRow = true;
+    }
     if (ys.length < 3) continue;
+    if (!lone) {
+      // Rules between rows only, no frame (Asciidoctor's grid=rows with frame=none, DocBook's
+      // and word processors' plain table styles): every band between two rules holds one row
+      // of one to four lines, and the first row sits above the first rule and
+      // the last below the last, with no rule of their own. There the lines at the cells'
+      // x-positions within a row's height of the outer rules are rows too, and a band's lines
+      // are one row. Three bands or more, or two with such a row on both sides (a booktabs
+      // table has two bands, head and body, and its caption or notes outside its rules).
+      const ex0 = stack[0].x0 - TOL;
+      const ex1 = stack[0].x1 + TOL;
+      const boxRuns = runs.filter((r) => inBox(r, { x0: ex0, x1: ex1, top: ys[0], bottom: ys[ys.length - 1] }));
+      const linesIn = (a: number, b: number) => cluster(boxRuns.filter((r) => r.baseline - r.size * 0.3 > a && r.baseline - r.size * 0.3 < b).map((r) => r.baseline), 2).length;
+      const bands = ys.slice(1).map((y, k) => ({ h: y - ys[k], n: linesIn(ys[k], y) })).filter((b) => b.n > 0);
+      if (bands.length >= 2 && bands.every((b) => b.n <= 4)) {
+        const hmax = Math.max(...bands.map((b) => b.h));
+        // The cells' left edges: x-positions where lines of two or more bands start a run.
+        const starts = cluster(boxRuns.map((r) => r.x0), 1.5).filter((x) => new Set(boxRuns.filter((r) => Math.abs(r.x0 - x) <= 1.5).map((r) => ys.findIndex((y) => y > r.baseline))).size >= 2);
+        const fits = (r: TextRun) => {
+          const k = starts.findIndex((x) => Math.abs(r.x0 - x) <= 1.5);
+          return k >= 0 && (k + 1 >= starts.length || r.x1 < starts[k + 1]);
+        };
+        // The lines next to the rule (the first within a row's height of it), outwards, one
+        // line step apart (the row may have more lines than any other), up to four, as long as
+        // each fits: a paragraph beyond, or its raised footnote mark, ends them.
+        const outer = (rule: number, up: boolean) => {
+          if (starts.length < 2) return null;
+          const rs = runs.filter((r) => (r.x0 + r.x1) / 2 > ex0 && (r.x0 + r.x1) / 2 < ex1 && (up ? r.baseline - r.size * 0.3 < rule : r.baseline - r.size * 0.3 > rule));
+          const lines = cluster(rs.map((r) => r.baseline), 2).sort((p, q) => (up ? q - p : p - q));
+          const out: TextRun[] = [];
+          let last = NaN;
+          for (const y of lines.slice(0, 4)) {
+            const line = rs.filter((r) => Math.abs(r.baseline - y) <= 2 && !out.includes(r));
+            const size = Math.max(...line.map((r) => r.size));
+            if (Number.isNaN(last) ? Math.abs(y - size * 0.3 - rule) > hmax : Math.abs(y - last) > 1.6 * size) break;
+            if (!line.every(fits)) break;
+            out.push(...line);
+            last = y;
+          }
+          return out.length ? out : null;
+        };
+        const above = outer(ys[0], true);
+        const below = outer(ys[ys.length - 1], false);
+        if (bands.length >= 3 || above || below) {
+          perRow = true;
+          if (above) ys = [Math.min(...above.map((r) => r.baseline - r.size)) - 1, ...ys];
+          if (below) ys = [...ys, Math.max(...below.map((r) => r.baseline)) + 0.3 * Math.max(...below.map((r) => r.size))];
+        }
+      }
+    }
     const box = { x0: stack[0].x0 - TOL, x1: stack[0].x1 + TOL, top: ys[0], bottom: ys[ys.length - 1] };
     const inside = runs.filter((r) => inBox(r, box));
     if (!inside.length) continue;
@@ -541,6 +664,9 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       const heads = (s: Segment) => below.filter((r) => r.x0 >= s.x0 - size && r.x1 <= s.x1 + size).length;
       return rules.some((s) => (s.x0 <= f.x0 - size && s.x1 >= f.x1 + size) || (header[n] && rules.length >= 2 && heads(s) >= 2 && Math.min(s.x1, f.x1) - Math.max(s.x0, f.x0) >= 0.6 * (f.x1 - f.x0)));
     };
+    // A table has two lines or more of several cells: rules round a heading whose number
+    // stands apart from its title, over paragraphs and a listing in a box, make none.
+    if (lineRuns.filter((rs) => rs.length >= 2).length < 2) continue;
     const several = lineRuns.filter((rs) => rs.length >= 2).flat();
     const unspanned = several.filter((r) => !spanning(r, lineOf(r)));
     const intervals = (unspanned.length ? unspanned : several.length ? several : inside).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
@@ -571,6 +697,14 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       }
     }
     if (bounds.length < 1) continue;
+    // A column with no text (a picture in every row): where each of the stack's rules is drawn
+    // in pieces meeting at the same x-position, with no text starting just right of it (a
+    // column of text starts there) nor running across it, and no bound near, that is a bound too.
+    const joints = stack.every((sg) => (sg as Joined).joints?.length) ? ((stack[0] as Joined).joints ?? []).filter((x) => stack.every((sg) => (sg as Joined).joints!.some((j) => Math.abs(j - x) <= 1.5))) : [];
+    for (const x of joints) {
+      if (bounds.some((b) => Math.abs(b - x) < 2 * size) || inside.some((r) => (r.x0 < x && r.x1 > x) || (r.x0 >= x && r.x0 < x + 2 * size))) continue;
+      bounds = [...bounds, x].sort((a, b) => a - b);
+    }
     const edges = [box.x0, ...bounds, box.x1];
     const colOf = (x: number) => Math.max(0, edges.findIndex((e, k) => k > 0 && x < e) - 1);
     // Where each line's cell starts and ends (for telling a wrapped first cell from a row).
@@ -661,11 +795,38 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         // options: "-Os" / "-ffunction-sections" / "-fdata-sections").
         return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text) || wraps(a, c));
       };
+      // Rules between every row: the lines between two rules are one row.
+      const band = (k: number) => ys.findIndex((y) => y > baselines[k]);
+      // (Each cell of the line where its column is empty above or its first word would not
+      // have fitted on the line above: rows of short items between rules that group them,
+      // "/usr" over "/opt", are rows.)
+      const fill = (c: GridCell) => {
+        const a = above?.find((x) => x.col === c.col);
+        return !a?.text || wraps(a, c);
+      };
+      if (perRow && above && n > 0 && line.length && band(n) === band(n - 1) && line.every(fill)) {
+        for (const c of line) {
+          const a = above.find((x) => x.col === c.col);
+          if (!a) {
+            above.push(c);
+            above.sort((x, y) => x.col - y.col);
+            continue;
+          }
+          // (Joined with a space, a line-end hyphen kept: pdf-md heals cells' line ends by the
+          // document's own words, as word processors do not hyphenate.)
+          a.text = a.text ? `${a.text} ${c.text}` : c.text;
+          lastLine.set(a, c.text);
+          const r = extent.get(c);
+          if (r) lastReach.set(a, r);
+        }
+        return;
+      }
       if (above && n > 0 && !header[n] && !header[n - 1] && line.length && line.every(goesOn)) {
         for (const c of line) {
           const a = above.find((x) => x.col === c.col)!;
-          // A word broken at the line's end is joined without its hyphen ("turn-" / "ing").
-          a.text = /\p{Ll}-$/u.test(a.text) && /^\p{Ll}/u.test(c.text) ? a.text.slice(0, -1) + c.text : /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
+          // A word broken at the line's end is joined without its hyphen ("turn-" / "ing"); a
+          // compound's ("top-to-" / "bottom") keeps it.
+          a.text = /\p{Ll}-$/u.test(a.text) && !/-\S*-$/.test(a.text) && /^\p{Ll}/u.test(c.text) ? a.text.slice(0, -1) + c.text : /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
           lastLine.set(a, c.text);
           const r = extent.get(c);
           if (r) lastReach.set(a, r);
@@ -678,7 +839,11 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       return out;
     });
     const spans = grid.some((row) => row.some((c) => c.colspan > 1));
-    tables.push({ ...box, rows, ...(spans ? { cells: grid } : {}) });
+    // Where its columns' cells start, as for a table without rules (for joining a table cut by
+    // a page break: the part on the next page has its cells at the same x-positions, and may be
+    // read without its rules; the bounds midway across the gaps move with the text).
+    const columns = edges.slice(0, -1).map((e, k) => Math.min(...lines.flat().filter((c) => c.col === k && c.colspan === 1).map((c) => extent.get(c)?.x0 ?? e)));
+    tables.push({ ...box, rows, columns: columns.map((x, k) => (Number.isFinite(x) ? x : edges[k])), ...(spans ? { cells: grid } : {}) });
   }
   return tables;
 }
@@ -705,5 +870,27 @@ export function findTables(segments: Segment[], fragments: Fragment[]): Table[] 
   if (horizontal.length < 2 || horizontal.length + vertical.length > 2000) return [];
   const runs = fragments.flatMap((f) => f.runs);
   const grids = gridTables(horizontal, joinVertical(vertical), runs);
-  return [...grids, ...ruleStackTables(horizontal, runs, grids)];
+  return [...grids, ...ruleStackTables(joinHorizontal(horizontal), runs, grids)];
 }
+
+/**
+ * Horizontal rules drawn a cell at a time (Asciidoctor's and word processors' row rules: one
+ * piece per cell, end to end, often each drawn twice) as one rule each, so a row's rule spans
+ * the table as a booktabs rule does. Pieces with a gap between them (trimmed \cmidrule(lr)) stay apart.
+ */
+function joinHorizontal(horizontal: Segment[]): Joined[] {
+  const sorted = [...horizontal].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+  const out: Joined[] = [];
+  for (const s of sorted) {
+    const last = out.findLast((o) => Math.abs(o.y0 - s.y0) <= 0.3);
+    if (last && s.x0 <= last.x1 + 0.5 && s.x0 >= last.x0 - 0.5) {
+      // Where two pieces meet end to end: a cell's side (the table's columns).
+      if (s.x0 >= last.x1 - 0.5 && s.x1 > last.x1 + 0.5) (last.joints ??= []).push(last.x1);
+      last.x1 = Math.max(last.x1, s.x1);
+    } else out.push({ ...s });
+  }
+  return out;
+}
+
+/** A horizontal rule joined from pieces, with the x-positions where they met. */
+type Joined = Segment & { joints?: number[] };
