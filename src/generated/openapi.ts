@@ -1488,7 +1488,7 @@ export interface components {
     };
     /** @description Result of `pdfMd`. `pages` is the page count; `page_count` repeats it and is deprecated. */
     PdfMdResult: {
-      /** @description The document as Markdown. Each page starts with the anchor `<!-- page N -->` (inside a paragraph when a page break cuts it; the `page_anchors` query parameter chooses the form or turns them off); running headers, footers and page numbers are left out; headings come from the document's font sizes (and bold numbered lines, and a bold title line that opens a page, as on slides); footnotes follow their page's text, and a paragraph that runs past them stays whole; code in a monospaced font is fenced; tables (ruled or aligned by whitespace) are pipe tables; the table of contents is a list. A page without a text layer is the comment `<!-- page N: no text layer (image-only or unreadable page) -->`. */
+      /** @description The document as Markdown. Each page starts with the anchor `<!-- page N -->` (inside a paragraph when a page break cuts it; the `page_anchors` query parameter chooses the form or turns them off); running headers, footers and page numbers are left out; headings come from the document's font sizes (and bold numbered lines, and a bold title line that opens a page, as on slides); footnotes follow their page's text, and a paragraph that runs past them stays whole; code in a monospaced font is fenced; tables (ruled or aligned by whitespace) are pipe tables, one table where a page break cuts one; the table of contents is a list. A page without a text layer is the comment `<!-- page N: no text layer (image-only or unreadable page) -->`. */
       markdown: string;
       /** @description The page count. */
       pages: number;
