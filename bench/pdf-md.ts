@@ -158,15 +158,19 @@ async function measureAll(converters: Converter[], pages: number): Promise<Resul
       if (!many) continue;
       await lanes(many);
     }
-    for (let r = 0; r < rounds; r++) {
-      for (const i of turn(r)) {
-        const many = converters[i].convertMany;
-        if (!many) continue;
-        const t0 = performance.now();
-        await lanes(many);
-        par[i].push(performance.now() - t0);
+    // Timed rounds of documents side by side, the converters taking turns; milliseconds into `into`.
+    const timedRounds = async (into: number[][]) => {
+      for (let r = 0; r < rounds; r++) {
+        for (const i of turn(r)) {
+          const many = converters[i].convertMany;
+          if (!many) continue;
+          const t0 = performance.now();
+          await lanes(many);
+          into[i].push(performance.now() - t0);
+        }
       }
-    }
+    };
+    await timedRounds(par);
     if (steadyPasses > 0) {
       // More untimed passes (the converters taking turns), then timed rounds as above.
       for (let p = 0; p < steadyPasses; p++) {
@@ -175,15 +179,7 @@ async function measureAll(converters: Converter[], pages: number): Promise<Resul
           if (many) await lanes(many);
         }
       }
-      for (let r = 0; r < rounds; r++) {
-        for (const i of turn(r)) {
-          const many = converters[i].convertMany;
-          if (!many) continue;
-          const t0 = performance.now();
-          await lanes(many);
-          steady[i].push(performance.now() - t0);
-        }
-      }
+      await timedRounds(steady);
     }
   }
   const results: Result[] = [];
