@@ -58,43 +58,56 @@ export function openFastText(bytes: Uint8Array, expectedPages: number): FastText
     throw error;
   }
   if (pages.length !== expectedPages) return null;
-  const fonts = new Map<PdfValue, FastFont | Unsupported>();
+  return new FastText(objects, pages, plainTree);
+}
+
+/** A document's fast reader: a class, not an object of closures made per document (V8 recompile churn). */
+class FastText implements FastTextDocument {
+  declined: string | null = null;
+  private readonly fonts = new Map<PdfValue, FastFont | Unsupported>();
   // Read on the first page asked for: which optional content the document hides.
-  let hiddenContent: OptionalContent | null | undefined;
-  return {
-    declined: null,
-    outline(maxEntries, maxDepth) {
-      // PDFium finds a bookmark's page by its object number, walking the tree by /Count:
-      // only a tree whose counts and kinds of node agree with the walk here gives the same index.
-      if (!plainTree) return null;
-      const pageIndex = new Map<number, number>();
-      pages.forEach((p, i) => {
-        if (p.num > 0 && !pageIndex.has(p.num)) pageIndex.set(p.num, i);
-      });
-      try {
-        return readOutline(objects, pageIndex, maxEntries, maxDepth);
-      } catch (error) {
-        if (error instanceof Unsupported || error instanceof RangeError) return null;
-        throw error;
+  private hiddenContent: OptionalContent | null | undefined = undefined;
+
+  constructor(
+    private readonly objects: PdfObjects,
+    private readonly pages: PageInfo[],
+    private readonly plainTree: boolean,
+  ) {}
+
+  outline(maxEntries: number, maxDepth: number): OutlineEntry[] | null {
+    // PDFium finds a bookmark's page by its object number, walking the tree by /Count:
+    // only a tree whose counts and kinds of node agree with the walk here gives the same index.
+    if (!this.plainTree) return null;
+    const pageIndex = new Map<number, number>();
+    const pages = this.pages;
+    for (let i = 0; i < pages.length; i++) {
+      const p = pages[i];
+      if (p.num > 0 && !pageIndex.has(p.num)) pageIndex.set(p.num, i);
+    }
+    try {
+      return readOutline(this.objects, pageIndex, maxEntries, maxDepth);
+    } catch (error) {
+      if (error instanceof Unsupported || error instanceof RangeError) return null;
+      throw error;
+    }
+  }
+
+  pageText(pageNumber: number): RawPageText | null {
+    const page = this.pages[pageNumber - 1];
+    this.declined = page ? null : 'no such page';
+    if (!page) return null;
+    try {
+      if (this.hiddenContent === undefined) this.hiddenContent = optionalContent(this.objects);
+      return readPage(this.objects, this.fonts, page, this.hiddenContent);
+    } catch (error) {
+      // RangeError: a stack or an allocation too large for a hostile file; PDFium decides.
+      if (error instanceof Unsupported || error instanceof RangeError) {
+        this.declined = error.message;
+        return null;
       }
-    },
-    pageText(pageNumber) {
-      const page = pages[pageNumber - 1];
-      this.declined = page ? null : 'no such page';
-      if (!page) return null;
-      try {
-        if (hiddenContent === undefined) hiddenContent = optionalContent(objects);
-        return readPage(objects, fonts, page, hiddenContent);
-      } catch (error) {
-        // RangeError: a stack or an allocation too large for a hostile file; PDFium decides.
-        if (error instanceof Unsupported || error instanceof RangeError) {
-          this.declined = error.message;
-          return null;
-        }
-        throw error;
-      }
-    },
-  };
+      throw error;
+    }
+  }
 }
 
 function numbers(objects: PdfObjects, v: PdfValue | undefined, n: number): number[] | null {
@@ -118,42 +131,57 @@ function numbers(objects: PdfObjects, v: PdfValue | undefined, n: number): numbe
  */
 function pageList(objects: PdfObjects): { pages: PageInfo[]; plain: boolean } {
   const root = objects.dict(objects.trailer.get('Root'));
-  const pages: PageInfo[] = [];
-  const seen = new Set<PdfDict>();
-  let plain = true;
-  const walk = (node: PdfDict | undefined, num: number, inherited: { resources?: PdfDict; mediaBox?: number[]; cropBox?: number[]; rotate?: number }, depth: number) => {
-    if (!node || seen.has(node) || depth > 64) throw new Unsupported('bad page tree');
-    seen.add(node);
-    const here = {
-      resources: objects.dict(node.get('Resources')) ?? inherited.resources,
-      mediaBox: numbers(objects, node.get('MediaBox'), 4) ?? inherited.mediaBox,
-      cropBox: numbers(objects, node.get('CropBox'), 4) ?? inherited.cropBox,
-      rotate: objects.num(node, 'Rotate') ?? inherited.rotate,
-    };
-    const kids = objects.array(node.get('Kids'));
-    const type = objects.get(node, 'Type');
-    if (type === 'Page' || (!kids && type !== 'Pages')) {
-      const media = here.mediaBox ?? [0, 0, 612, 792];
-      const crop = here.cropBox ?? media;
-      const m = [Math.min(media[0], media[2]), Math.min(media[1], media[3]), Math.max(media[0], media[2]), Math.max(media[1], media[3])];
-      const c = [Math.min(crop[0], crop[2]), Math.min(crop[1], crop[3]), Math.max(crop[0], crop[2]), Math.max(crop[1], crop[3])];
-      // The crop box is clipped to the media box; an empty intersection falls back to the media box.
-      let view: [number, number, number, number] = [Math.max(m[0], c[0]), Math.max(m[1], c[1]), Math.min(m[2], c[2]), Math.min(m[3], c[3])];
-      if (view[0] >= view[2] || view[1] >= view[3]) view = m as [number, number, number, number];
-      const turns = Math.round((here.rotate ?? 0) / 90);
-      if ((here.rotate ?? 0) % 90 !== 0) throw new Unsupported('rotation not a multiple of 90');
-      if (node.has('Kids')) plain = false;
-      pages.push({ dict: node, num, resources: here.resources, viewBox: view, rotate: (((turns % 4) + 4) % 4) as 0 | 1 | 2 | 3 });
-      return;
-    }
-    const before = pages.length;
-    if (!kids) plain = false;
-    for (const kid of kids ?? []) walk(objects.dict(kid), kid instanceof Ref ? kid.num : 0, here, depth + 1);
-    if (objects.num(node, 'Count') !== pages.length - before) plain = false;
-  };
+  const tree: PageTree = { objects, pages: [], seen: new Set<PdfDict>(), plain: true };
   const top = root?.get('Pages');
-  walk(objects.dict(top), top instanceof Ref ? top.num : 0, {}, 0);
-  return { pages, plain };
+  walkPages(tree, objects.dict(top), top instanceof Ref ? top.num : 0, {}, 0);
+  return { pages: tree.pages, plain: tree.plain };
+}
+
+/** The page tree walk's state (a module function over it, not a closure made per document). */
+interface PageTree {
+  objects: PdfObjects;
+  pages: PageInfo[];
+  seen: Set<PdfDict>;
+  plain: boolean;
+}
+
+interface Inherited {
+  resources?: PdfDict;
+  mediaBox?: number[];
+  cropBox?: number[];
+  rotate?: number;
+}
+
+function walkPages(tree: PageTree, node: PdfDict | undefined, num: number, inherited: Inherited, depth: number): void {
+  const { objects, pages } = tree;
+  if (!node || tree.seen.has(node) || depth > 64) throw new Unsupported('bad page tree');
+  tree.seen.add(node);
+  const here = {
+    resources: objects.dict(node.get('Resources')) ?? inherited.resources,
+    mediaBox: numbers(objects, node.get('MediaBox'), 4) ?? inherited.mediaBox,
+    cropBox: numbers(objects, node.get('CropBox'), 4) ?? inherited.cropBox,
+    rotate: objects.num(node, 'Rotate') ?? inherited.rotate,
+  };
+  const kids = objects.array(node.get('Kids'));
+  const type = objects.get(node, 'Type');
+  if (type === 'Page' || (!kids && type !== 'Pages')) {
+    const media = here.mediaBox ?? [0, 0, 612, 792];
+    const crop = here.cropBox ?? media;
+    const m = [Math.min(media[0], media[2]), Math.min(media[1], media[3]), Math.max(media[0], media[2]), Math.max(media[1], media[3])];
+    const c = [Math.min(crop[0], crop[2]), Math.min(crop[1], crop[3]), Math.max(crop[0], crop[2]), Math.max(crop[1], crop[3])];
+    // The crop box is clipped to the media box; an empty intersection falls back to the media box.
+    let view: [number, number, number, number] = [Math.max(m[0], c[0]), Math.max(m[1], c[1]), Math.min(m[2], c[2]), Math.min(m[3], c[3])];
+    if (view[0] >= view[2] || view[1] >= view[3]) view = m as [number, number, number, number];
+    const turns = Math.round((here.rotate ?? 0) / 90);
+    if ((here.rotate ?? 0) % 90 !== 0) throw new Unsupported('rotation not a multiple of 90');
+    if (node.has('Kids')) tree.plain = false;
+    pages.push({ dict: node, num, resources: here.resources, viewBox: view, rotate: (((turns % 4) + 4) % 4) as 0 | 1 | 2 | 3 });
+    return;
+  }
+  const before = pages.length;
+  if (!kids) tree.plain = false;
+  for (const kid of kids ?? []) walkPages(tree, objects.dict(kid), kid instanceof Ref ? kid.num : 0, here, depth + 1);
+  if (objects.num(node, 'Count') !== pages.length - before) tree.plain = false;
 }
 
 /** The decoded bytes of the page's content streams, in order, with a space between. */
