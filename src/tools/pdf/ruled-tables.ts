@@ -325,20 +325,22 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   const spanned = spansOf(group, xs, ys, unruled, between);
   if (spanned) {
     const grid = spanned.map((row) => row.map((c) => ({ ...c, text: cellText(c.members.flatMap(([r, k]) => cells[r][k])) })));
-    const rows = grid.map((row) => {
-      const out = xs.slice(1).map(() => '');
-      for (const c of row) out[c.col] = c.text;
-      return out;
-    });
     // Rows that hold no text at all (padding between rules) go, and their cells with them.
-    const keep = grid.map((row, r) => row.some((c) => c.text) || grid.some((other, o) => o < r && other.some((c) => c.text && o + c.rowspan > r)));
-    if (keep.some(Boolean) && xs.length >= 3) {
-      return {
-        ...box,
-        rows: rows.filter((_, r) => keep[r]),
-        cells: grid.filter((_, r) => keep[r]).map((row) => row.map(({ text, col, colspan, rowspan }) => ({ text, col, colspan, rowspan }))),
-      };
+    // (By push, not .map/.filter: V8 recompile churn.)
+    const rows: string[][] = [];
+    const kept: GridCell[][] = [];
+    for (let r = 0; r < grid.length; r++) {
+      const row = grid[r];
+      if (!(row.some((c) => c.text) || grid.some((other, o) => o < r && other.some((c) => c.text && o + c.rowspan > r)))) continue;
+      const out: string[] = [];
+      for (let k = 1; k < xs.length; k++) out.push('');
+      for (const c of row) out[c.col] = c.text;
+      rows.push(out);
+      const cellsOut: GridCell[] = [];
+      for (const { text, col, colspan, rowspan } of row) cellsOut.push({ text, col, colspan, rowspan });
+      kept.push(cellsOut);
     }
+    if (rows.length && xs.length >= 3) return { ...box, rows, cells: kept };
     return null;
   }
   const rows: string[][] = [];
@@ -564,16 +566,27 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         box.bottom = lastTop;
       }
     }
-    const baselines = lineFrs.map((f) => f.baseline);
-    const lineRuns = lineFrs.map((f) => [...f.runs].sort(byX0));
+    // (These lists by push, not .map/.filter: V8 recompile churn, 'wrong map' deopts of this
+    // function on arrays whose elements kind followed the tier of the code that made them.)
+    const baselines: number[] = [];
+    const lineRuns: TextRun[][] = [];
+    for (const f of lineFrs) {
+      baselines.push(f.baseline);
+      lineRuns.push([...f.runs].sort(byX0));
+    }
     const stackYs = new Set(ys);
     // Short rules inside the box (booktabs' \cmidrule) under a cell: the columns it covers are the cell's.
     const under = h.filter((s) => s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && !stackYs.has(s.y0) && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL);
     // Header lines: above the first rule under the top one (when they are a few, over more:
     // a rule between groups of rows has many above it), or over a short rule (a cell spanning
     // the columns the rule covers). Their cells may straddle column bounds.
-    const headBand = ys.length >= 3 ? baselines.filter((b) => b < ys[1]).length : 0;
-    const header = baselines.map((b, n) => (headBand <= 3 && headBand < baselines.length && b < ys[1]) || under.some((s) => s.y0 > b && s.y0 < (baselines[n + 1] ?? box.bottom)));
+    let headBand = 0;
+    if (ys.length >= 3) for (const b of baselines) if (b < ys[1]) headBand++;
+    const header: boolean[] = [];
+    for (let n = 0; n < baselines.length; n++) {
+      const b = baselines[n];
+      header.push((headBand <= 3 && headBand < baselines.length && b < ys[1]) || under.some((s) => s.y0 > b && s.y0 < (baselines[n + 1] ?? box.bottom)));
+    }
     // Column boundaries: whitespace in the x projection of the runs of lines of several runs,
     // 0.55 font sizes wide or more (wider than a word space, typewriter ones too: cells set
     // 6pt apart, runs of their own since run-builder.ts cuts runs there).
@@ -592,9 +605,13 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       const heads = (s: Segment) => below.filter((r) => r.x0 >= s.x0 - size && r.x1 <= s.x1 + size).length;
       return rules.some((s) => (s.x0 <= f.x0 - size && s.x1 >= f.x1 + size) || (header[n] && rules.length >= 2 && heads(s) >= 2 && Math.min(s.x1, f.x1) - Math.max(s.x0, f.x0) >= 0.6 * (f.x1 - f.x0)));
     };
-    const several = lineRuns.filter((rs) => rs.length >= 2).flat();
-    const unspanned = several.filter((r) => !spanning(r, lineOf(r)));
-    const intervals = (unspanned.length ? unspanned : several.length ? several : inside).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+    const several: TextRun[] = [];
+    for (const rs of lineRuns) if (rs.length >= 2) for (const r of rs) several.push(r);
+    const unspanned: TextRun[] = [];
+    for (const r of several) if (!spanning(r, lineOf(r))) unspanned.push(r);
+    const intervals: [number, number][] = [];
+    for (const r of unspanned.length ? unspanned : several.length ? several : inside) intervals.push([r.x0, r.x1]);
+    intervals.sort(byFirst);
     const gaps = (list: [number, number][]) => {
       const out: number[] = [];
       let reach = list[0][1];
