@@ -405,7 +405,11 @@ const isTocRow = (row: Fragment[]): boolean => row.some(isTocFragment);
 /** Pass 2 for one page: its reading order, blocks and tables, furniture left out; null for a page without text. */
 function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>, bodySize: number): PageItem[] | null {
   if (!model || !model.fragments.length) return null;
-  const kept = model.fragments.filter((f) => !furniture.has(f));
+  // The fragment and table lists by push, not .filter: a filter's result changes its elements
+  // kind with the tier of the code that made it (none kept: a Smi array), and this function
+  // deoptimized 'wrong map' on them, to be compiled again (V8 recompile churn).
+  const kept: Fragment[] = [];
+  for (const f of model.fragments) if (!furniture.has(f)) kept.push(f);
   // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
   // more columns wins (unless the ruled one has spanning cells): rules that frame only part of a table (FHS's man page table) would
   // otherwise scatter its other columns.
@@ -416,17 +420,26 @@ function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>
   // (Only one reaching past the ruled one's sides: within them, the rules and the whitespace
   // between them part the columns, and a centred column's cells start at many x-positions.)
   const past = (a: Table, t: Table) => a.x0 < t.x0 - 2 || a.x1 > t.x1 + 2;
-  const ruled = model.tables.filter((t) => t.cells || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t)));
-  aligned = aligned.filter((a) => !ruled.some((t) => overlaps(a, t)));
+  const ruled: Table[] = [];
+  for (const t of model.tables) if (t.cells || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t))) ruled.push(t);
+  const alignedKept: typeof aligned = [];
+  for (const a of aligned) if (!ruled.some((t) => overlaps(a, t))) alignedKept.push(a);
+  aligned = alignedKept;
   const inRuled = (f: Fragment) => ruled.some((t) => (f.x0 + f.x1) / 2 > t.x0 && (f.x0 + f.x1) / 2 < t.x1 && f.baseline - f.size * 0.3 > t.top && f.baseline - f.size * 0.3 < t.bottom);
   const inAligned = new Set(aligned.flatMap((t) => t.fragments));
-  const outside = kept.filter((f) => !inRuled(f));
+  const outside: Fragment[] = [];
+  for (const f of kept) if (!inRuled(f)) outside.push(f);
   // By push, not map: see tocToParts.
   const tables: Table[] = [...ruled];
   for (const { fragments: _, ...t } of aligned) tables.push(t);
-  const inText = outside.filter((f) => !inAligned.has(f));
+  const inText: Fragment[] = [];
+  for (const f of outside) if (!inAligned.has(f)) inText.push(f);
   const notes = footnotesOf(inText, bodySize, model.frameHeight);
-  const fragments = notes.size ? inText.filter((f) => !notes.has(f)) : inText;
+  let fragments = inText;
+  if (notes.size) {
+    fragments = [];
+    for (const f of inText) if (!notes.has(f)) fragments.push(f);
+  }
   // The fragments are placed as they are (their boxes), the tables as boxes holding them.
   type Placed = Fragment | (Box & { table: Table });
   // By push, not map: see tocToParts.
@@ -805,9 +818,12 @@ function titleLike(b: Block, bold: boolean): boolean {
  */
 function footnotesOf(fragments: Fragment[], bodySize: number, height: number): Set<Fragment> {
   const notes = new Set<Fragment>();
-  const small = fragments.filter((f) => f.size <= 0.85 * bodySize && f.top > 0.55 * height);
+  // By push, not .filter (V8 recompile churn: see pageItems).
+  const small: Fragment[] = [];
+  for (const f of fragments) if (f.size <= 0.85 * bodySize && f.top > 0.55 * height) small.push(f);
   if (!small.length) return notes;
-  const body = fragments.filter((f) => f.size >= 0.95 * bodySize);
+  const body: Fragment[] = [];
+  for (const f of fragments) if (f.size >= 0.95 * bodySize) body.push(f);
   for (const f of small) if (!body.some((b) => b.top > f.top && b.x0 < f.x1 && f.x0 < b.x1)) notes.add(f);
   return notes;
 }

@@ -275,15 +275,29 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
   const above = rows[i - 1];
   if (above && above.fragments.length === 1 && rows[i].baseline - above.baseline <= 2.6 * above.size && !skipRow(above.fragments)) {
     const runs = above.fragments[0].runs;
-    const starts = runs.map((r) => columns.findIndex((c) => Math.abs(c - r.x0) <= tol));
-    if (runs.length >= 2 && starts[0] === 0 && new Set(starts.filter((k) => k >= 0)).size >= 2) {
+    // (Loops and push, not .map/.filter: V8 recompile churn.)
+    const starts: number[] = [];
+    const startSet = new Set<number>();
+    for (const r of runs) {
+      let k = -1;
+      for (let c = 0; c < columns.length; c++) {
+        if (Math.abs(columns[c] - r.x0) <= tol) {
+          k = c;
+          break;
+        }
+      }
+      starts.push(k);
+      if (k >= 0) startSet.add(k);
+    }
+    if (runs.length >= 2 && starts[0] === 0 && startSet.size >= 2) {
       const cells = emptyCells(columns.length);
       let k = 0;
       runs.forEach((r, n) => {
         if (starts[n] >= 0) k = starts[n];
         cells[k] = `${cells[k]} ${r.text}`.trim();
       });
-      out.push(cells.map((c) => c.replace(/\s+/g, ' ')));
+      for (let c = 0; c < cells.length; c++) cells[c] = cells[c].replace(/\s+/g, ' ');
+      out.push(cells);
       used.push(above.fragments[0]);
     }
   }
@@ -334,18 +348,41 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
     out.push(cells);
   });
   // Columns nobody uses (a stray x-position) go.
-  const keep = columns.map((_, k) => out.some((row) => row[k]));
-  const rowsOut = out.map((row) => row.filter((_, k) => keep[k]));
+  // (Loops and push, not callbacks made per call, V8 compiled again after every GC.)
+  const keep: boolean[] = [];
+  for (let k = 0; k < columns.length; k++) {
+    let kept = false;
+    for (const row of out) if (row[k]) kept = true;
+    keep.push(kept);
+  }
+  const rowsOut: string[][] = [];
+  for (const row of out) {
+    const cells: string[] = [];
+    for (let k = 0; k < row.length; k++) if (keep[k]) cells.push(row[k]);
+    rowsOut.push(cells);
+  }
+  const keptColumns: number[] = [];
+  for (let k = 0; k < columns.length; k++) if (keep[k]) keptColumns.push(columns[k]);
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  let top = Infinity;
+  let bottom = -Infinity;
+  for (const f of used) {
+    x0 = Math.min(x0, f.x0);
+    x1 = Math.max(x1, f.x1);
+    top = Math.min(top, f.top);
+    bottom = Math.max(bottom, f.bottom);
+  }
   // Most cells of a table are filled; prose beside scattered formula pieces is not a table.
   const fill = rowsOut.reduce((n, row) => n + row.filter(Boolean).length / row.length, 0) / rowsOut.length;
   if (fill < 0.6) return null;
   return {
-    x0: Math.min(...used.map((f) => f.x0)),
-    x1: Math.max(...used.map((f) => f.x1)),
-    top: Math.min(...used.map((f) => f.top)),
-    bottom: Math.max(...used.map((f) => f.bottom)),
+    x0,
+    x1,
+    top,
+    bottom,
     rows: rowsOut,
-    columns: columns.filter((_, k) => keep[k]),
+    columns: keptColumns,
     fragments: used,
   };
 }

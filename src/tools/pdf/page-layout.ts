@@ -220,10 +220,17 @@ const sameRow = (a: Box, b: Box) => Math.abs(a.baseline - b.baseline) <= SAME_LI
 
 /** Groups fragments (already in reading order) into paragraphs. */
 export function buildBlocks(ordered: Fragment[]): Block[] {
-  return groupBlocks(ordered).map((lines) => {
+  // By push, not .map/.flatMap: their results change elements kind with the tier of the code
+  // that made them, and the callers deoptimized 'wrong map' on them (V8 recompile churn).
+  const blocks: Block[] = [];
+  for (const lines of groupBlocks(ordered)) {
     const { x0, x1, top, bottom } = boxOf(lines);
-    const runs = lines.length === 1 ? lines[0].runs : lines.flatMap((f) => f.runs);
-    return {
+    let runs = lines[0].runs;
+    if (lines.length !== 1) {
+      runs = [];
+      for (const f of lines) for (const r of f.runs) runs.push(r);
+    }
+    blocks.push({
       lines,
       x0,
       x1,
@@ -231,8 +238,9 @@ export function buildBlocks(ordered: Fragment[]): Block[] {
       bottom,
       size: dominantBy(runs, roundedSize),
       fontId: dominantBy(runs, fontIdOf),
-    };
-  });
+    });
+  }
+  return blocks;
 }
 
 /**

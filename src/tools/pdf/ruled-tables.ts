@@ -175,6 +175,8 @@ export interface GridCell {
 }
 
 const TOL = 2.5;
+/** Intervals by their start (a comparator made once, not per call). */
+const byFirst = (a: [number, number], b: [number, number]): number => a[0] - b[0];
 
 const cluster = (values: number[], tol: number): number[] => {
   const sorted = [...values].sort(ascending);
@@ -187,12 +189,12 @@ const cluster = (values: number[], tol: number): number[] => {
  * A cell's text: its runs line by line as the page's text is read (scripts kept on their line,
  * a space only where the runs stand apart: "H(Mu) + F2", "80.9°"), the lines joined by spaces.
  */
-const cellText = (runs: TextRun[]): string =>
-  buildFragments(runs, Infinity)
-    .map((f) => f.text)
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+const cellText = (runs: TextRun[]): string => {
+  // (A loop, not a .map callback made per call: V8 recompile churn.)
+  const texts: string[] = [];
+  for (const f of buildFragments(runs, Infinity)) texts.push(f.text);
+  return texts.join(' ').replace(/\s+/g, ' ').trim();
+};
 
 const inBox = (r: TextRun, t: { x0: number; x1: number; top: number; bottom: number }) => {
   const cx = (r.x0 + r.x1) / 2;
@@ -254,18 +256,37 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
  * of its sites saw.)
  */
 function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]): Table | null {
-  let ys = cluster(group.filter((e) => e.horizontal).map((e) => e.s.y0), TOL);
-  let ruledXs = cluster(group.filter((e) => !e.horizontal).map((e) => e.s.x0), TOL);
+  // The rules of each direction, and the extent they span, by push and loops: arrays from
+  // .filter/.map change their elements kind with the tier of the code that made them, and
+  // per-call callbacks were compiled again after every GC (V8 recompile churn).
+  const hs: Segment[] = [];
+  const vs: Segment[] = [];
+  const hys: number[] = [];
+  const vxs: number[] = [];
+  let left = Infinity;
+  let right = -Infinity;
+  let above = Infinity;
+  let below = -Infinity;
+  for (const e of group) {
+    const s = e.s;
+    if (e.horizontal) {
+      hs.push(s);
+      hys.push(s.y0);
+      left = Math.min(left, s.x0);
+      right = Math.max(right, s.x1);
+    } else {
+      vs.push(s);
+      vxs.push(s.x0);
+      above = Math.min(above, s.y0);
+      below = Math.max(below, s.y1);
+    }
+  }
+  let ys = cluster(hys, TOL);
+  let ruledXs = cluster(vxs, TOL);
   if (ys.length < 2 || ruledXs.length < 2) return null;
   // A grid open on a side ("{l|c|c|}" under a header row with no rule above it: a decision
   // table's corner left blank): horizontal rules reaching past the first vertical one, or
   // vertical ones rising above the first horizontal one, bound a column or a row of text.
-  const hs = group.filter((e) => e.horizontal).map((e) => e.s);
-  const vs = group.filter((e) => !e.horizontal).map((e) => e.s);
-  const left = Math.min(...hs.map((h) => h.x0));
-  const right = Math.max(...hs.map((h) => h.x1));
-  const above = Math.min(...vs.map((v) => v.y0));
-  const below = Math.max(...vs.map((v) => v.y1));
   const textIn = (x0: number, x1: number, y0: number, y1: number) => runs.some((r) => inBox(r, { x0, x1, top: y0, bottom: y1 }));
   // Only where every rule of the other direction reaches as far (the rules of a table are
   // of one length; the bars of a chart are not).
@@ -277,7 +298,8 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   if (xs0.length >= 3 && above < ys[0] - 5 && allV((v) => v.some((s) => s.y0 <= above + TOL)) && textIn(xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
   if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allV((v) => v.some((s) => s.y1 >= below - TOL)) && textIn(xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
   const box = { x0: ruledXs[0], x1: ruledXs[ruledXs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
-  const inside = runs.filter((r) => inBox(r, box));
+  const inside: TextRun[] = [];
+  for (const r of runs) if (inBox(r, box)) inside.push(r);
   if (!inside.length) return null;
   // Columns the rules leave out ("|l|lr|": no rule between the last two) are still columns:
   // whitespace shared by every row of a ruled column parts it, as for tables without rules.
@@ -289,38 +311,66 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // more of them, holds a row per line, not one cell of several lines per column.
   const between = bandLines(ys, xs, inside);
   if (between.length) ys = [...ys, ...between].sort(ascending);
-  const cells: TextRun[][][] = ys.slice(1).map(() => xs.slice(1).map(() => []));
+  // (Loops and push, not .map/.findIndex callbacks made per call: V8 recompile churn.)
+  const cells: TextRun[][][] = [];
+  for (let r = 1; r < ys.length; r++) {
+    const row: TextRun[][] = [];
+    for (let c = 1; c < xs.length; c++) row.push([]);
+    cells.push(row);
+  }
   for (const r of inside) {
     const cx = (r.x0 + r.x1) / 2;
     const cy = r.baseline - r.size * 0.3;
-    const row = ys.findIndex((y, k) => k > 0 && cy < y) - 1;
-    const col = xs.findIndex((x, k) => k > 0 && cx < x) - 1;
+    const row = bandIndex(ys, cy);
+    const col = bandIndex(xs, cx);
     if (row >= 0 && col >= 0) cells[row][col].push(r);
   }
   const spanned = spansOf(group, xs, ys, unruled, between);
   if (spanned) {
     const grid = spanned.map((row) => row.map((c) => ({ ...c, text: cellText(c.members.flatMap(([r, k]) => cells[r][k])) })));
-    const rows = grid.map((row) => {
-      const out = xs.slice(1).map(() => '');
-      for (const c of row) out[c.col] = c.text;
-      return out;
-    });
     // Rows that hold no text at all (padding between rules) go, and their cells with them.
-    const keep = grid.map((row, r) => row.some((c) => c.text) || grid.some((other, o) => o < r && other.some((c) => c.text && o + c.rowspan > r)));
-    if (keep.some(Boolean) && xs.length >= 3) {
-      return {
-        ...box,
-        rows: rows.filter((_, r) => keep[r]),
-        cells: grid.filter((_, r) => keep[r]).map((row) => row.map(({ text, col, colspan, rowspan }) => ({ text, col, colspan, rowspan }))),
-        columns: xs,
-      };
+    // (By push, not .map/.filter: V8 recompile churn.)
+    const rows: string[][] = [];
+    const kept: GridCell[][] = [];
+    for (let r = 0; r < grid.length; r++) {
+      const row = grid[r];
+      if (!(row.some((c) => c.text) || grid.some((other, o) => o < r && other.some((c) => c.text && o + c.rowspan > r)))) continue;
+      const out: string[] = [];
+      for (let k = 1; k < xs.length; k++) out.push('');
+      for (const c of row) out[c.col] = c.text;
+      rows.push(out);
+      const cellsOut: GridCell[] = [];
+      for (const { text, col, colspan, rowspan } of row) cellsOut.push({ text, col, colspan, rowspan });
+      kept.push(cellsOut);
     }
+    if (rows.length && xs.length >= 3) return { ...box, rows, cells: kept, columns: xs };
     return null;
   }
-  const rows = cells.map((row) => row.map(cellText)).filter((row) => row.some((c) => c !== ''));
+  const rows: string[][] = [];
+  for (const row of cells) {
+    const texts: string[] = [];
+    let filled = false;
+    for (const c of row) {
+      const text = cellText(c);
+      texts.push(text);
+      if (text !== '') filled = true;
+    }
+    if (filled) rows.push(texts);
+  }
   // The rules' x-positions (each column's left rule, and the right one): a grid cut by a page
   // break is drawn again at the same positions on the next page, which joins the parts.
   return rows.length >= 1 && xs.length >= 3 ? { ...box, rows, columns: xs } : null;
+}
+
+/** The band (between bounds[k] and bounds[k + 1]) that holds v; -2 past the last (a loop, not a callback made per call). */
+function bandIndex(bounds: number[], v: number): number {
+  for (let k = 1; k < bounds.length; k++) if (v < bounds[k]) return k - 1;
+  return -2;
+}
+
+/** The column (between xs[k] and xs[k + 1]) of a run's middle; -2 right of the last. */
+function runColumn(xs: number[], r: TextRun): number {
+  return bandIndex(xs, (r.x0 + r.x1) / 2);
 }
 
 /**
@@ -331,7 +381,7 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
  */
 function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
   const out: number[] = [];
-  const colOf = (r: TextRun) => xs.findIndex((x, k) => k > 0 && (r.x0 + r.x1) / 2 < x) - 1;
+  const colOf = (r: TextRun) => runColumn(xs, r);
   for (let b = 0; b + 1 < ys.length; b++) {
     const band = runs.filter((r) => r.baseline - r.size * 0.3 > ys[b] && r.baseline - r.size * 0.3 < ys[b + 1]);
     if (band.length < 4) continue;
@@ -610,7 +660,9 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       }
     }
     const box = { x0: stack[0].x0 - TOL, x1: stack[0].x1 + TOL, top: ys[0], bottom: ys[ys.length - 1] };
-    const inside = runs.filter((r) => inBox(r, box));
+    // By push, not .filter: an empty filter's result is a Smi array (V8 recompile churn).
+    const inside: TextRun[] = [];
+    for (const r of runs) if (inBox(r, box)) inside.push(r);
     if (!inside.length) continue;
     const size = inside.reduce((a, r) => a + r.size, 0) / inside.length;
     // The table's lines as the page's text is read: a superscript or subscript ("80.9°b") on
@@ -636,16 +688,27 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         box.bottom = lastTop;
       }
     }
-    const baselines = lineFrs.map((f) => f.baseline);
-    const lineRuns = lineFrs.map((f) => [...f.runs].sort(byX0));
+    // (These lists by push, not .map/.filter: V8 recompile churn, 'wrong map' deopts of this
+    // function on arrays whose elements kind followed the tier of the code that made them.)
+    const baselines: number[] = [];
+    const lineRuns: TextRun[][] = [];
+    for (const f of lineFrs) {
+      baselines.push(f.baseline);
+      lineRuns.push([...f.runs].sort(byX0));
+    }
     const stackYs = new Set(ys);
     // Short rules inside the box (booktabs' \cmidrule) under a cell: the columns it covers are the cell's.
     const under = h.filter((s) => s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && !stackYs.has(s.y0) && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL);
     // Header lines: above the first rule under the top one (when they are a few, over more:
     // a rule between groups of rows has many above it), or over a short rule (a cell spanning
     // the columns the rule covers). Their cells may straddle column bounds.
-    const headBand = ys.length >= 3 ? baselines.filter((b) => b < ys[1]).length : 0;
-    const header = baselines.map((b, n) => (headBand <= 3 && headBand < baselines.length && b < ys[1]) || under.some((s) => s.y0 > b && s.y0 < (baselines[n + 1] ?? box.bottom)));
+    let headBand = 0;
+    if (ys.length >= 3) for (const b of baselines) if (b < ys[1]) headBand++;
+    const header: boolean[] = [];
+    for (let n = 0; n < baselines.length; n++) {
+      const b = baselines[n];
+      header.push((headBand <= 3 && headBand < baselines.length && b < ys[1]) || under.some((s) => s.y0 > b && s.y0 < (baselines[n + 1] ?? box.bottom)));
+    }
     // Column boundaries: whitespace in the x projection of the runs of lines of several runs,
     // 0.55 font sizes wide or more (wider than a word space, typewriter ones too: cells set
     // 6pt apart, runs of their own since run-builder.ts cuts runs there).
@@ -666,10 +729,19 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     };
     // A table has two lines or more of several cells: rules round a heading whose number
     // stands apart from its title, over paragraphs and a listing in a box, make none.
-    if (lineRuns.filter((rs) => rs.length >= 2).length < 2) continue;
-    const several = lineRuns.filter((rs) => rs.length >= 2).flat();
-    const unspanned = several.filter((r) => !spanning(r, lineOf(r)));
-    const intervals = (unspanned.length ? unspanned : several.length ? several : inside).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+    const several: TextRun[] = [];
+    let multi = 0;
+    for (const rs of lineRuns) {
+      if (rs.length < 2) continue;
+      multi++;
+      for (const r of rs) several.push(r);
+    }
+    if (multi < 2) continue;
+    const unspanned: TextRun[] = [];
+    for (const r of several) if (!spanning(r, lineOf(r))) unspanned.push(r);
+    const intervals: [number, number][] = [];
+    for (const r of unspanned.length ? unspanned : several.length ? several : inside) intervals.push([r.x0, r.x1]);
+    intervals.sort(byFirst);
     const gaps = (list: [number, number][]) => {
       const out: number[] = [];
       let reach = list[0][1];
@@ -687,7 +759,9 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       const bodyLines = lineRuns.map((rs, n) => ({ rs, n })).filter(({ rs, n }) => rs.length >= 2 && !header[n]);
       if (bodyLines.length >= 5) {
         for (const { rs, n } of bodyLines) {
-          const others = unspanned.filter((r) => lineOf(r) !== n).map((r) => [r.x0, r.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+          const others: [number, number][] = [];
+          for (const r of unspanned) if (lineOf(r) !== n) others.push([r.x0, r.x1]);
+          others.sort(byFirst);
           const more = gaps(others);
           if (more.length > bounds.length && more.filter((b) => rs.some((r) => r.x0 < b && r.x1 > b)).length === more.length - bounds.length) {
             bounds = more;

@@ -305,24 +305,21 @@ function simpleFont(objects: PdfObjects, dict: PdfDict, name: string, toUnicode:
   // PDFium keeps a simple font's widths as integers (a real in /Widths is truncated), and
   // places glyphs with them: TeX's fractional widths (444.4) drift a line by a tenth of a
   // point, enough to change where PDFium sees a word gap.
-  const widths = widthArray?.map((w) => {
-    const v = objects.resolve(w);
-    return typeof v === 'number' ? Math.trunc(v) : 0;
-  });
+  // Built by push: an array from .map changes its elements kind with the tier of the code
+  // that made it, and the reads below deoptimized on it (V8 recompile churn).
+  let widths: number[] | undefined;
+  if (widthArray) {
+    widths = [];
+    for (const w of widthArray) {
+      const v = objects.resolve(w);
+      widths.push(typeof v === 'number' ? Math.trunc(v) : 0);
+    }
+  }
   const missing = objects.num(descriptor, 'MissingWidth') ?? 0;
   if (!widths && !standard) throw new Unsupported(`no widths for ${name}`);
 
   // The text of each code, worked out on its first use (undefined until then): a page shows
   // a few dozen of a font's 256 codes, and glyph names cost map look-ups and regexes.
-  const texts: (string | null | undefined)[] = new Array(256).fill(undefined);
-  const textOf = (code: number): string | null => {
-    const glyph = names?.[code];
-    const mapped = toUnicode?.get(code);
-    // A control code with no glyph name is reported as itself, as PDFium does (a tab is a
-    // space, CR and LF break the line); in an embedded symbolic font it is a glyph only the
-    // font program can name.
-    return mapped ?? (glyph ? glyphText(glyph) : code < 32 && !(embedded && symbolic) ? String.fromCharCode(code) : null);
-  };
   const advance = new Float64Array(256);
   for (let code = 0; code < 256; code++) {
     const glyph = names?.[code];
@@ -333,22 +330,56 @@ function simpleFont(objects: PdfObjects, dict: PdfDict, name: string, toUnicode:
   let em = ascent - descent;
   // Such a font's box, as PDFium gives it, spans the program's FontBBox (FreeType's ascender
   // and descender of a Type 1 or CFF face) at its own scale, not one em.
-  const bbox = programEncoding ? objects.array(objects.get(descriptor, 'FontBBox'))?.map((v) => objects.resolve(v)) : undefined;
-  if (bbox && typeof bbox[1] === 'number' && typeof bbox[3] === 'number' && bbox[3] > bbox[1]) [ascent, descent, em] = [bbox[3], bbox[1], 1000];
-  return {
-    name,
-    bytesPerCode: 1,
-    width: (code) => advance[code],
-    text: (code) => {
-      let t = texts[code];
-      if (t === undefined) t = texts[code] = textOf(code);
-      if (t === null) throw new Unsupported(`code ${code} of ${name} has no known text`);
-      return t;
-    },
-    ascent,
-    descent,
-    em,
-  };
+  const box = programEncoding ? objects.array(objects.get(descriptor, 'FontBBox')) : undefined;
+  const bottom = box ? objects.resolve(box[1]) : undefined;
+  const top = box ? objects.resolve(box[3]) : undefined;
+  if (box) for (const v of box) objects.resolve(v);
+  if (typeof bottom === 'number' && typeof top === 'number' && top > bottom) [ascent, descent, em] = [top, bottom, 1000];
+  return new SimpleFont(name, advance, names, toUnicode, embedded && symbolic, ascent, descent, em);
+}
+
+/**
+ * A simple font (one byte a code). Classes, not object literals of closures made per font:
+ * closures made per call lose their optimized code when collected (V8 recompile churn).
+ */
+class SimpleFont implements FastFont {
+  readonly bytesPerCode = 1;
+  /**
+   * The text of each code, worked out on its first use (undefined until then): a page shows
+   * a few dozen of a font's 256 codes, and glyph names cost map look-ups and regexes.
+   */
+  private readonly texts: (string | null | undefined)[] = new Array(256).fill(undefined);
+  constructor(
+    readonly name: string,
+    private readonly advance: Float64Array,
+    private readonly names: Names | undefined,
+    private readonly toUnicode: Map<number, string> | null,
+    /** An embedded symbolic font: a control code is a glyph only its program can name. */
+    private readonly programGlyphs: boolean,
+    readonly ascent: number,
+    readonly descent: number,
+    readonly em: number,
+  ) {}
+
+  width(code: number): number {
+    return this.advance[code];
+  }
+
+  text(code: number): string {
+    let t = this.texts[code];
+    if (t === undefined) t = this.texts[code] = this.textOf(code);
+    if (t === null) throw new Unsupported(`code ${code} of ${this.name} has no known text`);
+    return t;
+  }
+
+  private textOf(code: number): string | null {
+    const glyph = this.names?.[code];
+    const mapped = this.toUnicode?.get(code);
+    // A control code with no glyph name is reported as itself, as PDFium does (a tab is a
+    // space, CR and LF break the line); in an embedded symbolic font it is a glyph only the
+    // font program can name.
+    return mapped ?? (glyph ? glyphText(glyph) : code < 32 && !this.programGlyphs ? String.fromCharCode(code) : null);
+  }
 }
 
 function compositeFont(objects: PdfObjects, dict: PdfDict, name: string, toUnicode: Map<number, string> | null): FastFont {
@@ -377,17 +408,31 @@ function compositeFont(objects: PdfObjects, dict: PdfDict, name: string, toUnico
     }
   }
   const { ascent, descent } = descriptorMetrics(objects, objects.dict(descendant.get('FontDescriptor')));
-  return {
-    name,
-    bytesPerCode: 2,
-    width: (code) => widths.get(code) ?? defaultWidth,
-    text: (code) => {
-      const t = toUnicode.get(code);
-      if (t === undefined) throw new Unsupported(`CID ${code} of ${name} has no ToUnicode entry`);
-      return t;
-    },
-    ascent,
-    descent,
-    em: ascent - descent,
-  };
+  return new CompositeFont(name, widths, defaultWidth, toUnicode, ascent, descent);
+}
+
+/** An Identity-H composite font (two bytes a code). */
+class CompositeFont implements FastFont {
+  readonly bytesPerCode = 2;
+  readonly em: number;
+  constructor(
+    readonly name: string,
+    private readonly widths: Map<number, number>,
+    private readonly defaultWidth: number,
+    private readonly toUnicode: Map<number, string>,
+    readonly ascent: number,
+    readonly descent: number,
+  ) {
+    this.em = ascent - descent;
+  }
+
+  width(code: number): number {
+    return this.widths.get(code) ?? this.defaultWidth;
+  }
+
+  text(code: number): string {
+    const t = this.toUnicode.get(code);
+    if (t === undefined) throw new Unsupported(`CID ${code} of ${this.name} has no ToUnicode entry`);
+    return t;
+  }
 }
