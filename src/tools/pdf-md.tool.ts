@@ -27,7 +27,7 @@ import { findFurniture } from './pdf/page-furniture.ts';
 import { buildBlocks, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
 import { findTables, readRulings, type GridCell, type Table } from './pdf/ruled-tables.ts';
 import { findAlignedTables } from './pdf/aligned-tables.ts';
-import { ascending, byX0 } from './pdf/fragments.ts';
+import { ascending, byX0, mostUsedSize } from './pdf/fragments.ts';
 import { fixSymbols, joinLines, Vocabulary } from './pdf/flow-text.ts';
 import type { PdfMdResult, ProgressFn } from './tool-types.ts';
 
@@ -577,9 +577,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const allChars = textBlocks.reduce((n, b) => n + b.lines.reduce((k, l) => k + l.text.length, 0), 0);
   // A document set wholly in a typewriter font has no code to tell apart from its prose.
   const codeWanted = monoChars < 0.5 * allChars;
-  const sizeChars = new Map<number, number>();
-  for (const b of textBlocks) for (const l of b.lines) sizeChars.set(Math.round(l.size * 2) / 2, (sizeChars.get(Math.round(l.size * 2) / 2) ?? 0) + l.text.length);
-  const body = [...sizeChars.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
+  const body = mostUsedSize(textBlocks.flatMap((b) => b.lines));
   // A loop into the set, not new Set(filter().map()): that expression deoptimized pdfMd ("wrong
   // map") on nearly every document, and each time TurboFan recompiled all of pdfMd.
   const blockSizes = new Set<number>();

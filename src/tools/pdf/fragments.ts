@@ -24,6 +24,22 @@ export function widthsOf(boxes: { x0: number; x1: number }[]): number[] {
 }
 export const byBaselineThenX0 = (a: { baseline: number; x0: number }, b: { baseline: number; x0: number }): number => a.baseline - b.baseline || a.x0 - b.x0;
 
+/**
+ * The body text's size: the size (to half a point) most characters are set in; the first seen
+ * on a tie, `fallback` with no text at all.
+ */
+export function mostUsedSize(items: Iterable<{ size: number; text: string }>, fallback = 0): number {
+  const chars = new Map<number, number>();
+  for (const f of items) {
+    const size = Math.round(f.size * 2) / 2;
+    chars.set(size, (chars.get(size) ?? 0) + f.text.length);
+  }
+  let best = fallback;
+  let most = -1;
+  for (const [size, n] of chars) if (n > most) [best, most] = [size, n];
+  return best;
+}
+
 export const median = (values: number[]): number => {
   if (values.length === 0) return 0;
   if (values.length === 1) return values[0];

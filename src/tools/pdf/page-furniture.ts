@@ -19,7 +19,7 @@
  * smaller than the heading).
  */
 import type { Fragment } from './text-types.ts';
-import { byBaseline } from './fragments.ts';
+import { byBaseline, mostUsedSize } from './fragments.ts';
 
 export interface FurniturePage {
   /** Height of the reading frame (points). */
@@ -101,11 +101,7 @@ function rowsOf(page: FurniturePage): Row[] {
 export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
   const rowsByPage = pages.map(rowsOf);
   // The body text's size: the one most characters are set in.
-  const sizeChars = new Map<number, number>();
-  for (const page of pages) for (const f of page.fragments) sizeChars.set(Math.round(f.size * 2) / 2, (sizeChars.get(Math.round(f.size * 2) / 2) ?? 0) + f.text.length);
-  let bodySize = 0;
-  let most = 0;
-  for (const [size, n] of sizeChars) if (n > most) [bodySize, most] = [size, n];
+  const bodySize = mostUsedSize(pages.flatMap((page) => page.fragments));
   // How many pages have a row set apart at each place (band + baseline bucket).
   const slotPages = new Map<string, Set<number>>();
   rowsByPage.forEach((rows, p) => {
