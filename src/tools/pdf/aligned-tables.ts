@@ -65,7 +65,7 @@ function sideCaptions(fragments: Fragment[]): Set<Fragment> {
     // Text beside it on the right: past the first gap right of the label that runs empty down
     // the label's line and the two under it (a justified caption's stretched word spaces do
     // not: the words of the lines under it cover them).
-    const band = fragments.filter((g) => g.x0 >= f.x0 - 1 && g.baseline > f.baseline - 0.5 * f.size && g.baseline <= f.baseline + 2.6 * f.size).sort((a, b) => a.x0 - b.x0);
+    const band = fragments.filter((g) => g.x0 >= f.x0 - 1 && g.baseline > f.baseline - 0.5 * f.size && g.baseline <= f.baseline + 2.6 * f.size).sort(byX0);
     let x1 = f.x1;
     let limit = Infinity;
     for (const g of band) {

@@ -13,6 +13,8 @@ import type { Fragment, TextRun } from './text-types.ts';
 export const ascending = (a: number, b: number): number => a - b;
 export const byX0 = (a: { x0: number }, b: { x0: number }): number => a.x0 - b.x0;
 export const byBaseline = (a: { baseline: number }, b: { baseline: number }): number => a.baseline - b.baseline;
+/** Intervals ([start, end]) by start. */
+export const byFirst = (a: [number, number], b: [number, number]): number => a[0] - b[0];
 /**
  * The boxes' widths, by push: arrays made by map are packed from the builtin and holey from
  * TurboFan's inlined map, and median and its callers deoptimized on each kind ("wrong map").

@@ -6,7 +6,7 @@
  * code below only ever deals with horizontal text.
  */
 import { boxOf } from './geometry.ts';
-import { ascending, byBaselineThenX0, byX0, dominantBy, median, SAME_LINE, sortByKey, widthsOf } from './fragments.ts';
+import { ascending, byBaselineThenX0, byFirst, byX0, dominantBy, median, SAME_LINE, sortByKey, widthsOf } from './fragments.ts';
 import type { PdfPage } from './open-pdf.ts';
 import { readPdfiumRuns } from './pdfium-runs.ts';
 import { layoutRuns } from './text-runs.ts';
@@ -39,13 +39,12 @@ interface Gap {
   end: number;
 }
 
-/** Comparators made once (see fragments.ts' comparators): intervals by start, gaps widest first. */
-const byStart = (a: [number, number], b: [number, number]): number => a[0] - b[0];
+/** Gaps widest first, a comparator made once (see fragments.ts' comparators). */
 const widestFirst = (a: Gap, b: Gap): number => b.end - b.start - (a.end - a.start);
 
 /** Whitespace bands in the projection of the intervals, largest first. */
 function gapsOf(intervals: [number, number][]): Gap[] {
-  const sorted = [...intervals].sort(byStart);
+  const sorted = [...intervals].sort(byFirst);
   const gaps: Gap[] = [];
   let reach = sorted[0][1];
   for (let i = 1; i < sorted.length; i++) {

@@ -6,7 +6,7 @@
 import type { PdfPage } from './open-pdf.ts';
 import { applyMatrix, frameU, frameV, multiplyMatrix, type Frame } from './geometry.ts';
 import type { Fragment, RawRules, TextRun } from './text-types.ts';
-import { ascending, byBaseline, byX0, buildFragments } from './fragments.ts';
+import { ascending, byBaseline, byFirst, byX0, buildFragments } from './fragments.ts';
 
 export interface Segment {
   x0: number;
@@ -175,8 +175,6 @@ export interface GridCell {
 }
 
 const TOL = 2.5;
-/** Intervals by their start (a comparator made once, not per call). */
-const byFirst = (a: [number, number], b: [number, number]): number => a[0] - b[0];
 
 const cluster = (values: number[], tol: number): number[] => {
   const sorted = [...values].sort(ascending);
