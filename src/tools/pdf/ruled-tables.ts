@@ -681,7 +681,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       const lastTop = ys[ys.length - 2];
       const notes = lineFrs.filter((f) => f.baseline > lastTop);
       const rows = lineFrs.filter((f) => f.baseline < lastTop);
-      if (notes.length && notes.length <= 3 && notes.every(onePiece) && rows.some((f) => !onePiece(f))) {
+      if (notes.length && notes.length <= 5 && notes.every(onePiece) && rows.some((f) => !onePiece(f))) {
         lineFrs = rows;
         box.bottom = lastTop;
       }
@@ -702,10 +702,17 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     // the columns the rule covers). Their cells may straddle column bounds.
     let headBand = 0;
     if (ys.length >= 3) for (const b of baselines) if (b < ys[1]) headBand++;
+    // The short rules each line heads: under it, its text over them starting or ending at a
+    // rule's end or centred on it. A rule drawn again at the same x-positions further down
+    // parts groups of rows (or rows), and only its first, under the header, is headed: "PDF"
+    // over the rule under its group's first three columns is a row's last line, not a head.
+    const headedBy: Segment[][] = [];
     const header: boolean[] = [];
     for (let n = 0; n < baselines.length; n++) {
       const b = baselines[n];
-      header.push((headBand <= 3 && headBand < baselines.length && b < ys[1]) || under.some((s) => s.y0 > b && s.y0 < (baselines[n + 1] ?? box.bottom)));
+      const headed = headedRules(under, lineRuns[n], b, baselines[n + 1] ?? box.bottom, size);
+      headedBy.push(headed);
+      header.push((headBand <= 3 && headBand < baselines.length && b < ys[1]) || headed.length > 0);
     }
     // Column boundaries: whitespace in the x projection of the runs of lines of several runs,
     // 0.55 font sizes wide or more (wider than a word space, typewriter ones too: cells set
@@ -720,7 +727,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     // rule under most of the cell, with two or more heads of the next line under it, is enough.
     const spanning = (f: { x0: number; x1: number }, n: number) => {
       if (n < 0) return false;
-      const rules = under.filter((s) => s.y0 > baselines[n] && s.y0 < (baselines[n + 1] ?? box.bottom));
+      const rules = headedBy[n];
       const below = lineRuns[n + 1] ?? [];
       const heads = (s: Segment) => below.filter((r) => r.x0 >= s.x0 - size && r.x1 <= s.x1 + size).length;
       return rules.some((s) => (s.x0 <= f.x0 - size && s.x1 >= f.x1 + size) || (header[n] && rules.length >= 2 && heads(s) >= 2 && Math.min(s.x1, f.x1) - Math.max(s.x0, f.x0) >= 0.6 * (f.x1 - f.x0)));
@@ -768,6 +775,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         }
       }
     }
+    bounds = withColumnRules(bounds, under, box, size, lineRuns);
     if (bounds.length < 1) continue;
     // A column with no text (a picture in every row): where each of the stack's rules is drawn
     // in pieces meeting at the same x-position, with no text starting just right of it (a
@@ -795,7 +803,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       }
       const next = baselines[n + 1] ?? box.bottom;
       for (const c of cells) {
-        const rule = under.find((s) => s.y0 > baselines[n] && s.y0 < next && s.x0 <= c.x1 && s.x1 >= c.x0);
+        const rule = headedBy[n].find((s) => s.x0 <= c.x1 && s.x1 >= c.x0);
         if (rule) {
           c.from = Math.min(c.from, colOf(rule.x0 + size));
           c.to = Math.max(c.to, colOf(rule.x1 - size));
@@ -832,6 +840,15 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
     // A first cell goes on too (a p{} column: "Harbour mast on the" / "north pier", "Cup
     // anemome-" / "ter") where its line above ends in a broken word, or where the first word
     // would not have fitted on that line before the next column: a cell wraps only there.
+    // Rules under one column only, drawn again further down (microtype's Table 2: a rule under
+    // each row's name), part rows: the lines between two of them are one row, its cells on
+    // several lines.
+    const separators: number[] = [];
+    for (const s of under) if (repeated(under, s) && !headedBy.some((hs) => hs.includes(s)) && colOf(s.x0 + size) === colOf(s.x1 - size)) separators.push(s.y0);
+    // (The rules under heads part bands too: a head is no row's second line.)
+    if (separators.length >= 2) for (const hs of headedBy) for (const s of hs) separators.push(s.y0);
+    const bandYs = separators.length >= 2 ? [...ys, ...separators].sort(ascending) : ys;
+    if (separators.length >= 2) perRow = true;
     const grid: GridCell[][] = [];
     const lastLine = new Map<GridCell, string>();
     const lastReach = new Map<GridCell, { x0: number; x1: number; size: number }>();
@@ -868,7 +885,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text) || wraps(a, c));
       };
       // Rules between every row: the lines between two rules are one row.
-      const band = (k: number) => ys.findIndex((y) => y > baselines[k]);
+      const band = (k: number) => bandYs.findIndex((y) => y > baselines[k]);
       // (Each cell of the line where its column is empty above or its first word would not
       // have fitted on the line above: rows of short items between rules that group them,
       // "/usr" over "/opt", are rows.)
@@ -919,6 +936,87 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
   }
   return tables;
 }
+
+/**
+ * Column bounds from short rules side by side at one height, reaching together from one side of
+ * the table to the other (booktabs' \cmidrule(lr) under each column's head, trimmed a few points
+ * apart): the gap between two of them is a column bound, whatever the whitespace says. A wide
+ * cell ("≥ 0.9997" over "DVI/PDF", or a head wider than its column) can come within a word space
+ * of the next column, and the whitespace then merges the two. A bound the whitespace found in
+ * such a gap (or near its ends) is the same bound, and gives way to the gap's middle; one under a
+ * rule's length stays (a rule over a group of columns says nothing of the bounds under it).
+ */
+function withColumnRules(bounds: number[], under: Segment[], box: { x0: number; x1: number }, size: number, lines: TextRun[][]): number[] {
+  const pieces: Segment[] = [];
+  for (const s of under) if (s.x0 >= box.x0 - TOL && s.x1 <= box.x1 + TOL) pieces.push(s);
+  pieces.sort(byRow);
+  const gaps: [number, number][] = [];
+  const ruled: Segment[] = [];
+  for (let i = 0; i < pieces.length; ) {
+    let j = i + 1;
+    while (j < pieces.length && Math.abs(pieces[j].y0 - pieces[i].y0) <= 0.5) j++;
+    const row = pieces.slice(i, j);
+    i = j;
+    if (row.length < 2 || row[row.length - 1].x1 - row[0].x0 < 0.85 * (box.x1 - box.x0)) continue;
+    let apart = true;
+    for (let k = 1; k < row.length; k++) if (row[k].x0 - row[k - 1].x1 <= 0 || row[k].x0 - row[k - 1].x1 > size) apart = false;
+    if (!apart) continue;
+    for (let k = 1; k < row.length; k++) gaps.push([row[k - 1].x1, row[k].x0]);
+    for (const s of row) ruled.push(s);
+  }
+  if (!gaps.length) return bounds;
+  // A bound under a rule with no text starting right of it before the rule's end is no
+  // column's start either: the gap of a line that runs past the others (a note, a raised mark).
+  const starts = (b: number, s: Segment) => {
+    for (const rs of lines) for (const r of rs) if (r.x0 > b && r.x0 < s.x1) return true;
+    return false;
+  };
+  const out: number[] = [];
+  for (const b of bounds) {
+    if (gaps.some(([a, c]) => b > a - size && b < c + size)) continue;
+    if (ruled.some((s) => b > s.x0 && b < s.x1 && !starts(b, s))) continue;
+    out.push(b);
+  }
+  for (const [a, c] of gaps) {
+    const mid = (a + c) / 2;
+    if (!out.some((b) => Math.abs(b - mid) <= 1)) out.push(mid);
+  }
+  return out.sort(ascending);
+}
+
+/** Whether a rule of the same x-positions is drawn at another height. */
+function repeated(rules: Segment[], s: Segment): boolean {
+  for (const o of rules) if (Math.abs(o.y0 - s.y0) > TOL && Math.abs(o.x0 - s.x0) <= TOL && Math.abs(o.x1 - s.x1) <= TOL) return true;
+  return false;
+}
+
+/**
+ * The short rules between a line (baseline y) and the next (baseline next) that the line heads:
+ * its runs over a rule start or end within a font size of the rule's ends, or are centred on it.
+ * Of a rule drawn at the same x-positions at several heights, only the first is a head's.
+ */
+function headedRules(under: Segment[], line: TextRun[], y: number, next: number, size: number): Segment[] {
+  const out: Segment[] = [];
+  for (const s of under) {
+    if (s.y0 <= y || s.y0 >= next) continue;
+    let x0 = Infinity;
+    let x1 = -Infinity;
+    for (const r of line) {
+      if (r.x1 <= s.x0 || r.x0 >= s.x1) continue;
+      x0 = Math.min(x0, r.x0);
+      x1 = Math.max(x1, r.x1);
+    }
+    if (x0 === Infinity) continue;
+    if (Math.abs(x0 - s.x0) > size && Math.abs(x1 - s.x1) > size && Math.abs((x0 + x1) / 2 - (s.x0 + s.x1) / 2) > size) continue;
+    let first = true;
+    for (const o of under) if (o.y0 < s.y0 - TOL && Math.abs(o.x0 - s.x0) <= TOL && Math.abs(o.x1 - s.x1) <= TOL) first = false;
+    if (first) out.push(s);
+  }
+  return out;
+}
+
+/** Segments by height, then from left to right. */
+const byRow = (a: Segment, b: Segment): number => a.y0 - b.y0 || a.x0 - b.x0;
 
 /**
  * Vertical rules drawn a row at a time (a tabular's "|" without \hline between its rows: one
