@@ -552,7 +552,7 @@ function loneRuleRows(y: number, x0: number, x1: number, runs: TextRun[]): [numb
  * Tables separated by horizontal rules only: rules of about the same extent stacked on top
  * of each other; columns come from the whitespace shared by every row between them.
  */
-function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[] {
+function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: Segment[]): Table[] {
   const free = h.filter((s) => !taken.some((t) => s.y0 >= t.top - TOL && s.y0 <= t.bottom + TOL && s.x0 >= t.x0 - TOL && s.x1 <= t.x1 + TOL));
   const sorted = [...free].sort((a, b) => a.y0 - b.y0);
   // Rules of one extent, cut where text under them and wider than them runs between two of
@@ -606,6 +606,12 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
       if (!parts) continue;
       ys = [parts[0], ys[0], parts[1]];
       lone = perRow = true;
+    }
+    // Two rules (\toprule, \bottomrule) with a row of \cmidrule pieces between them, one
+    // under each head and no \midrule: that row parts the heads from the body as a rule would.
+    if (ys.length === 2) {
+      const y = columnRuleRow(h, short, stack[0].x0, stack[0].x1, ys[0], ys[1], runs);
+      if (y !== null) ys = [ys[0], y, ys[1]];
     }
     if (ys.length < 3) continue;
     if (!lone) {
@@ -775,7 +781,15 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         }
       }
     }
-    bounds = withColumnRules(bounds, under, box, size, lineRuns);
+    // (All short rules inside the box: a row of pieces that stood for a \midrule is a stack rule.)
+    const pieces: Segment[] = [];
+    for (const s of h) if (s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL) pieces.push(s);
+    for (const s of short) if (s.y0 > box.top + TOL && s.y0 < box.bottom - TOL) pieces.push(s);
+    const ruledBounds = withColumnRules(bounds, pieces, box, size, lineRuns, baselines, header);
+    if (ruledBounds) {
+      bounds = ruledBounds.bounds;
+      splitAtBounds(lineRuns, ruledBounds.gaps, headedBy, size);
+    }
     if (bounds.length < 1) continue;
     // A column with no text (a picture in every row): where each of the stack's rules is drawn
     // in pieces meeting at the same x-position, with no text starting just right of it (a
@@ -910,7 +924,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
         }
         return;
       }
-      if (above && n > 0 && !header[n] && !header[n - 1] && line.length && line.every(goesOn)) {
+      if (above && n > 0 && !header[n] && !header[n - 1] && line.length && !refills(line, above) && line.every(goesOn)) {
         for (const c of line) {
           const a = above.find((x) => x.col === c.col)!;
           // A word broken at the line's end is joined without its hyphen ("turn-" / "ing"); a
@@ -946,12 +960,13 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[]): Table[]
  * such a gap (or near its ends) is the same bound, and gives way to the gap's middle; one under a
  * rule's length stays (a rule over a group of columns says nothing of the bounds under it).
  */
-function withColumnRules(bounds: number[], under: Segment[], box: { x0: number; x1: number }, size: number, lines: TextRun[][]): number[] {
+function withColumnRules(bounds: number[], rules: Segment[], box: { x0: number; x1: number }, size: number, lines: TextRun[][], baselines: number[], header: boolean[]): { bounds: number[]; gaps: number[] } | null {
   const pieces: Segment[] = [];
-  for (const s of under) if (s.x0 >= box.x0 - TOL && s.x1 <= box.x1 + TOL) pieces.push(s);
+  for (const s of rules) if (s.x0 >= box.x0 - TOL && s.x1 <= box.x1 + TOL) pieces.push(s);
   pieces.sort(byRow);
   const gaps: [number, number][] = [];
   const ruled: Segment[] = [];
+  const single: Segment[] = [];
   for (let i = 0; i < pieces.length; ) {
     let j = i + 1;
     while (j < pieces.length && Math.abs(pieces[j].y0 - pieces[i].y0) <= 0.5) j++;
@@ -959,29 +974,121 @@ function withColumnRules(bounds: number[], under: Segment[], box: { x0: number; 
     i = j;
     if (row.length < 2 || row[row.length - 1].x1 - row[0].x0 < 0.85 * (box.x1 - box.x0)) continue;
     let apart = true;
-    for (let k = 1; k < row.length; k++) if (row[k].x0 - row[k - 1].x1 <= 0 || row[k].x0 - row[k - 1].x1 > size) apart = false;
+    for (let k = 1; k < row.length; k++) if (row[k].x0 - row[k - 1].x1 <= 0 || row[k].x0 - row[k - 1].x1 > 1.5 * size) apart = false;
     if (!apart) continue;
     for (let k = 1; k < row.length; k++) gaps.push([row[k - 1].x1, row[k].x0]);
-    for (const s of row) ruled.push(s);
+    // Over a row of cells (the line under the rules is no head), each rule is one column's.
+    const below = baselines.findIndex((b) => b > row[0].y0);
+    for (const s of row) (below >= 0 && !header[below] ? single : ruled).push(s);
   }
-  if (!gaps.length) return bounds;
+  if (!gaps.length) return null;
   // A bound under a rule with no text starting right of it before the rule's end is no
   // column's start either: the gap of a line that runs past the others (a note, a raised mark).
   const starts = (b: number, s: Segment) => {
     for (const rs of lines) for (const r of rs) if (r.x0 > b && r.x0 < s.x1) return true;
     return false;
   };
+  // Under a rule of one column's head, a bound that text of the body runs across is a wide
+  // space of a justified cell ("Rain cape,   gloves"), found where the other rows leave a gap.
+  // (One no text crosses stays: a head's rule may span two columns, "Multicolumn entry!".)
+  const crossed = (b: number) => {
+    for (let n = 0; n < lines.length; n++) if (!header[n]) for (const r of lines[n]) if (r.x0 < b - 1 && r.x1 > b + 1) return true;
+    return false;
+  };
   const out: number[] = [];
   for (const b of bounds) {
     if (gaps.some(([a, c]) => b > a - size && b < c + size)) continue;
-    if (ruled.some((s) => b > s.x0 && b < s.x1 && !starts(b, s))) continue;
+    if (ruled.some((s) => b > s.x0 && b < s.x1 && !starts(b, s)) || single.some((s) => b > s.x0 && b < s.x1 && !starts(b, s))) continue;
+    if (single.some((s) => b > s.x0 && b < s.x1) && crossed(b)) continue;
     out.push(b);
   }
+  const mids: number[] = [];
   for (const [a, c] of gaps) {
     const mid = (a + c) / 2;
+    mids.push(mid);
     if (!out.some((b) => Math.abs(b - mid) <= 1)) out.push(mid);
   }
-  return out.sort(ascending);
+  return { bounds: out.sort(ascending), gaps: mids };
+}
+
+/**
+ * The height of the lowest row of short rules side by side between top and bottom that reach
+ * together across most of x0..x1, a font size apart or less (the text's size there); null if none.
+ */
+function columnRuleRow(h: Segment[], short: Segment[], x0: number, x1: number, top: number, bottom: number, runs: TextRun[]): number | null {
+  let size = 0;
+  let n = 0;
+  for (const r of runs) {
+    if (r.x0 < x0 || r.x1 > x1 || r.baseline < top || r.baseline > bottom) continue;
+    size += r.size;
+    n++;
+  }
+  if (!n) return null;
+  size /= n;
+  const pieces: Segment[] = [];
+  for (const s of h) if (s.y0 > top + TOL && s.y0 < bottom - TOL && s.x0 >= x0 - TOL && s.x1 <= x1 + TOL) pieces.push(s);
+  for (const s of short) if (s.y0 > top + TOL && s.y0 < bottom - TOL && s.x0 >= x0 - TOL && s.x1 <= x1 + TOL) pieces.push(s);
+  pieces.sort(byRow);
+  let found: number | null = null;
+  for (let i = 0; i < pieces.length; ) {
+    let j = i + 1;
+    while (j < pieces.length && Math.abs(pieces[j].y0 - pieces[i].y0) <= 0.5) j++;
+    const row = pieces.slice(i, j);
+    i = j;
+    if (row.length < 2 || row[row.length - 1].x1 - row[0].x0 < 0.85 * (x1 - x0)) continue;
+    let apart = true;
+    for (let k = 1; k < row.length; k++) if (row[k].x0 - row[k - 1].x1 <= 0 || row[k].x0 - row[k - 1].x1 > 1.5 * size) apart = false;
+    if (apart) found = row[0].y0;
+  }
+  return found;
+}
+
+/**
+ * Runs cut at the column bounds the rules gave: cells 5pt apart are closer than the gap the
+ * text reader cuts runs at, so "Gears Tyres Lamps" over three columns' rules is one run. It is
+ * cut at the space nearest each bound it straddles (positions estimated by its characters'
+ * share of its width), where that space is within a font size of the bound; not where the line
+ * heads a rule reaching across the bound (a head spanning the columns under it), nor in a line
+ * of one run.
+ */
+function splitAtBounds(lineRuns: TextRun[][], bounds: number[], headedBy: Segment[][], size: number): void {
+  for (let n = 0; n < lineRuns.length; n++) {
+    // (A line of one run spans the columns it straddles: "Example using tabularx".)
+    if (lineRuns[n].length < 2) continue;
+    const out: TextRun[] = [];
+    const pending = [...lineRuns[n]];
+    while (pending.length) {
+      const r = pending.shift()!;
+      // Where each character ends, by rough widths of a Latin text face, scaled to the run.
+      const ends: number[] = [];
+      let total = 0;
+      for (const ch of r.text) {
+        total += charWidth(ch);
+        for (let k = 0; k < ch.length; k++) ends.push(total);
+      }
+      const at = (i: number) => r.x0 + ((ends[i] - charWidth(' ') / 2) / total) * (r.x1 - r.x0);
+      let cut = -1;
+      for (const g of bounds) {
+        if (g <= r.x0 + 0.5 * size || g >= r.x1 - 0.5 * size) continue;
+        if (headedBy[n].some((s) => s.x0 < g && s.x1 > g)) continue;
+        let best = -1;
+        for (let i = r.text.indexOf(' '); i > 0 && i < r.text.length - 1; i = r.text.indexOf(' ', i + 1)) {
+          if (best < 0 || Math.abs(at(i) - g) < Math.abs(at(best) - g)) best = i;
+        }
+        if (best > 0 && Math.abs(at(best) - g) <= size) {
+          cut = best;
+          break;
+        }
+      }
+      if (cut < 0) {
+        out.push(r);
+        continue;
+      }
+      const space = ((ends[cut] - ends[cut - 1]) / total) * (r.x1 - r.x0);
+      pending.unshift({ ...r, text: r.text.slice(0, cut), x1: at(cut) - space / 2 }, { ...r, text: r.text.slice(cut + 1), x0: at(cut) + space / 2 });
+    }
+    lineRuns[n] = out;
+  }
 }
 
 /** Whether a rule of the same x-positions is drawn at another height. */
@@ -1015,6 +1122,32 @@ function headedRules(under: Segment[], line: TextRun[], y: number, next: number,
   return out;
 }
 
+/**
+ * Whether a line fills again every column but the first that the row above it filled, three or
+ * more: a row of its own ("≥ 1975 21in/53cm yes yes no" under "Raleigh < 1975 21in/53cm yes yes
+ * no" in narrow columns, where any next word "would not have fitted"), not the second line of
+ * the row's cells: a cell wraps in some columns, not in all of them at once.
+ */
+function refills(line: GridCell[], above: GridCell[]): boolean {
+  let filled = 0;
+  for (const a of above) {
+    if (a.col === 0 || !a.text) continue;
+    if (!line.some((c) => c.col === a.col && c.text)) return false;
+    filled++;
+  }
+  return filled >= 3;
+}
+
+/** A character's rough advance in ems in a Latin text face (for placing a run's spaces). */
+function charWidth(ch: string): number {
+  if (ch === ' ') return 0.25;
+  if (/[iljI.,;:!'|]/.test(ch)) return 0.28;
+  if (/[ftr()[\]\/-]/.test(ch)) return 0.35;
+  if (/[mwMW]/.test(ch)) return 0.85;
+  if (/[A-Z]/.test(ch)) return 0.68;
+  return 0.5;
+}
+
 /** Segments by height, then from left to right. */
 const byRow = (a: Segment, b: Segment): number => a.y0 - b.y0 || a.x0 - b.x0;
 
@@ -1035,12 +1168,14 @@ function joinVertical(vertical: Segment[]): Segment[] {
 
 export function findTables(segments: Segment[], fragments: Fragment[]): Table[] {
   const horizontal = segments.filter((s) => s.y1 - s.y0 <= 1 && s.x1 - s.x0 >= 10);
+  // (Rules shorter than that count only as a narrow column's \cmidrule, beside others.)
+  const short = segments.filter((s) => s.y1 - s.y0 <= 1 && s.x1 - s.x0 >= 3 && s.x1 - s.x0 < 10);
   const vertical = segments.filter((s) => s.x1 - s.x0 <= 1 && s.y1 - s.y0 >= 5);
   // Vector drawings (charts, maps) have thousands of strokes and no tables worth the quadratic search.
   if (horizontal.length < 2 || horizontal.length + vertical.length > 2000) return [];
   const runs = fragments.flatMap((f) => f.runs);
   const grids = gridTables(horizontal, joinVertical(vertical), runs);
-  return [...grids, ...ruleStackTables(joinHorizontal(horizontal), runs, grids)];
+  return [...grids, ...ruleStackTables(joinHorizontal(horizontal), runs, grids, short)];
 }
 
 /**
