@@ -807,8 +807,13 @@ const isTitlePageDate = (b: Block): boolean => TITLE_PAGE_DATE.test(b.lines.map(
 function titleLike(b: Block, bold: boolean): boolean {
   if (!bold || b.lines.length > 2) return false;
   const text = b.lines.map((l) => l.text).join(' ');
+  // (Not a bold caption that a page happens to open with: "Table 8.12. Time Zone Input".)
+  if (CAPTION.test(text)) return false;
   return text.length <= 100 && text.split(/\s+/).length >= 3 && /^\p{Lu}/u.test(text) && !/[:;,]$/.test(text) && !b.lines.some(isMonoFragment);
 }
+
+/** A table's or figure's caption label: "Table 3:", "Figure 2.1.", "Listing 4". */
+const CAPTION = /^(?:table|figure|fig\.|listing|example)\s+[\dA-Z][\d.-]*[.:]?(?:\s|$)/i;
 
 /**
  * Footnotes of a page: small text (below body size) in the lower part of the page with no

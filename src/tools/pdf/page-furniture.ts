@@ -118,8 +118,16 @@ export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
   // repeats as such; a heading whose words the header repeats on later pages does not.
   const textKey = (r: Row) => `${r.band}:${Math.round(r.size)}:${r.fragments.map((f) => f.text).join(' ').toLowerCase().replace(/\d+|\b[ivxlc]+\b/g, '#').replace(/\s+/g, ' ')}`;
   const textPages = new Map<string, Set<number>>();
+  // The same for every row of a band, set apart or not, with its place: where the body comes
+  // close to it.
+  const placedPages = new Map<string, Set<number>>();
   rowsByPage.forEach((rows, p) => {
-    for (const r of rows) if (r.band && r.apart) (textPages.get(textKey(r)) ?? textPages.set(textKey(r), new Set()).get(textKey(r))!).add(p);
+    for (const r of rows) {
+      if (!r.band) continue;
+      if (r.apart) (textPages.get(textKey(r)) ?? textPages.set(textKey(r), new Set()).get(textKey(r))!).add(p);
+      const key = `${textKey(r)}@${Math.round(r.baseline / SLOT)}`;
+      (placedPages.get(key) ?? placedPages.set(key, new Set()).get(key)!).add(p);
+    }
   });
   const minPages = Math.max(2, Math.ceil(pages.length * 0.25));
   const slotCount = (r: Row) => Math.max(...[-0.5, 0, 0.5].map((d) => slotPages.get(`${r.band}:${Math.round(r.baseline / SLOT + d)}`)?.size ?? 0));
@@ -132,14 +140,29 @@ export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
     return n >= minPages && ((textPages.get(textKey(r))?.size ?? 0) >= 2 || (n >= Math.max(4, pages.length * 0.5) && r.size < HEADING_SIZE * bodySize));
   };
   const isPageNumber = (r: Row) => r.fragments.length === 1 && PAGE_NUMBER.test(r.fragments[0].text.trim());
+  // A row close to the body is furniture all the same where its text, numbers blanked, sits at
+  // the same place on half the pages or more (three at least) and it is set smaller than the
+  // body, or stands apart with that text at that place on a quarter of the pages or more: a browser's print header ("11/28/26,
+  // 10:01 AM ... 8.5. Date/Time Types") over content that starts at the margin, a word
+  // processor's footer under a table that runs down to it, a footer's page total on a line of
+  // its own right under it ("Page 28 /" over "71"). The first line of the body does not repeat
+  // itself at one place page after page.
+  const repeats = (r: Row) => {
+    const n = placedPages.get(`${textKey(r)}@${Math.round(r.baseline / SLOT)}`)?.size ?? 0;
+    if (n >= Math.max(3, Math.ceil(pages.length * 0.5)) && r.size < 0.95 * bodySize) return true;
+    return (textPages.get(textKey(r))?.size ?? 0) >= minPages && slotCount(r) >= minPages;
+  };
   const out = new Set<Fragment>();
   rowsByPage.forEach((rows) => {
-    const take = (r: Row) => r.band && r.apart && (recurs(r) || (!r.wide && isPageNumber(r)));
+    const take = (r: Row) => r.band && ((r.apart && (recurs(r) || (!r.wide && isPageNumber(r)))) || (!r.wide && repeats(r)));
     // From the top edge down, then from the bottom edge up, at most three rows each.
     let i = 0;
     for (; i < Math.min(3, rows.length) && take(rows[i]) && rows[i].band === 'top'; i++) for (const f of rows[i].fragments) out.add(f);
+    // (A page number right under a footer row that is taken goes with it, set apart or not:
+    // "Page 28 /" over the total "71" that a word processor's field put on a line of its own.)
+    const withFooter = (k: number) => k - 1 >= i && isPageNumber(rows[k]) && !rows[k].wide && rows[k - 1].band === 'bottom' && take(rows[k - 1]);
     let j = rows.length - 1;
-    for (; j >= Math.max(i, rows.length - 3) && take(rows[j]) && rows[j].band === 'bottom'; j--) for (const f of rows[j].fragments) out.add(f);
+    for (; j >= Math.max(i, rows.length - 3) && (take(rows[j]) || withFooter(j)) && rows[j].band === 'bottom'; j--) for (const f of rows[j].fragments) out.add(f);
     // The edge row that is not all furniture may still end in a page number ("Chapter 4: ... 23"
     // on a page whose header place is not yet known to recur).
     for (const r of [rows[i], rows[j]]) {
