@@ -610,6 +610,15 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     return segs;
   };
   const outline = headingOutline(doc, pages, segmentsOf, isToc, body);
+  // Bold numbered lines by font and size: an outline that stops at a depth (fontspec's bookmarks
+  // reach "3.1", its text goes on to "3.1.3 Contextuals") or names other headings than a series
+  // of numbered ones ("9. ILib3MFModelBaseMaterial" under a bookmarked "COM Interfaces") leaves
+  // them out; three or more in one style are headings all the same. (Not a line of the
+  // contents, a page number to its right on its baseline.)
+  const numberedStyles = outline ? numberedSeries(pages, segmentsOf, numberedLevel) : null;
+  // Their level: as many below the bookmarked numbered headings' as their number is longer
+  // ("3.1.3" under a bookmarked "3.1" at level 3 is at level 4).
+  const shift = outline ? numberedShift(pages, segmentsOf, outline) : 0;
   const headingLevel = (seg: Block, it: { bold: boolean; note?: boolean }, page: number): number | null => {
     if (it.note || seg.lines.length > 3) return null;
     const sized = levelOf(seg.size) ?? numberedLevel(seg, it.bold);
@@ -618,6 +627,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     if (!outline) return sized;
     const depth = outline.depthOf(seg, page, it.bold);
     if (depth !== null) return Math.min(6, depth + outline.offset);
+    const numbered = numberedLevel(seg, it.bold);
+    if (numbered !== null && !contentsLines.has(seg.lines[0]) && (numberedStyles?.get(styleOf(seg.lines[0])) ?? 0) >= 3) return Math.max(1, Math.min(6, numberDepth(seg) + shift));
     // The document's title (the first page's largest block, not bookmarked) stays a heading.
     const t = outline.title;
     return t && page === t.page && Math.abs(seg.size - t.size) < 0.25 ? 1 : null;
@@ -685,6 +696,65 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   for (const p of out) mds.push(p.kind === 'code' ? codeToMarkdown(p.code!.flat()) : fixSymbols(p.md));
   const markdown = mds.join('\n\n') + '\n';
   return { markdown, pages: doc.numPages, page_count: doc.numPages };
+}
+
+/**
+ * Level minus number length of the bookmarked headings that start with a section number,
+ * the most frequent; the outline's offset plus one where none does.
+ */
+function numberedShift(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => Block[], outline: HeadingOutline): number {
+  const counts = new Map<number, number>();
+  pages.forEach((items, i) => {
+    for (const it of items ?? []) {
+      if (it.kind !== 'text' || it.note) continue;
+      for (const seg of segmentsOf(it.block)) {
+        if (!/^(?:\d{1,2}\.)*\d{1,2}\.?\s+\p{Lu}/u.test(seg.lines[0].text)) continue;
+        const depth = outline.depthOf(seg, seg.lines[0].page ?? i + 1, it.bold);
+        if (depth === null) continue;
+        const d = depth + outline.offset - numberDepth(seg);
+        counts.set(d, (counts.get(d) ?? 0) + 1);
+      }
+    }
+  });
+  let best = outline.offset + 1;
+  let most = 0;
+  for (const [d, n] of counts) if (n > most) [best, most] = [d, n];
+  return best;
+}
+
+/** First lines of bold numbered blocks found to be lines of a contents list (numberedSeries). */
+const contentsLines = new WeakSet<Fragment>();
+
+/** A fragment's font and size, to tell lines set alike. */
+const styleOf = (f: Fragment): string => `${f.fontId}|${Math.round(f.size * 2) / 2}`;
+
+/** How many numbers a block's section number has ("3.1.3 Contextuals": 3). */
+const numberDepth = (b: Block): number => (/^((?:\d{1,2}\.)*\d{1,2})/.exec(b.lines[0].text)?.[1].split('.').length ?? 1);
+
+/**
+ * How many blocks of the document are bold numbered lines, by font and size; lines of a
+ * contents list (a page number on their baseline, right of them) left out and not counted.
+ */
+function numberedSeries(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => Block[], numberedLevel: (b: Block, bold: boolean) => number | null): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const items of pages) {
+    const numbers: Fragment[] = [];
+    for (const it of items ?? []) if (it.kind === 'text') for (const l of it.block.lines) if (/^\d{1,4}$/.test(l.text.trim())) numbers.push(l);
+    for (const it of items ?? []) {
+      if (it.kind !== 'text' || it.note) continue;
+      for (const seg of segmentsOf(it.block)) {
+        if (numberedLevel(seg, it.bold) === null) continue;
+        const first = seg.lines[0];
+        if (numbers.some((n) => Math.abs(n.baseline - first.baseline) <= 1 && n.x0 > first.x1)) {
+          contentsLines.add(first);
+          continue;
+        }
+        const key = styleOf(seg.lines[0]);
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+    }
+  }
+  return counts;
 }
 
 /** A title compared with a bookmark's: no section number ("2.2", "Chapter 3."), case, punctuation or spacing. */

@@ -24,6 +24,8 @@ export const fontNameOf = (fontId: string): string | null => (fontId && !fontId.
 /**
  * Bold by name: the usual weight words, URW's "-Medi" (Nimbus Roman Medium is Times Bold),
  * and TeX's font names, which spell weight as "bx" (CMBX12, CMSSBX10) or "sx" (SFSX1095).
+ * The encoding xdvipdfmx appends to a CID font's name ("PalatinoNovaPro-Medium-Identity-H")
+ * is no part of its weight.
  */
 export const isBoldFont = (name: string | null): boolean =>
-  !!name && /bold|black|heavy|semibold|demi|-medi(um)?$|^(cm|ec|tc|lm|sf)\w*bx\d|^sfsx\d|^cmssbx/i.test(name);
+  !!name && /bold|black|heavy|semibold|demi|-medi(um)?$|^(cm|ec|tc|lm|sf)\w*bx\d|^sfsx\d|^cmssbx/i.test(name.replace(/-Identity-[HV]$/, ''));
