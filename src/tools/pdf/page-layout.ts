@@ -106,7 +106,20 @@ const lineCount = (frags: Fragment[]): number => {
  */
 function isTextColumn(frags: Fragment[], bodySize: number): boolean {
   if (lineCount(frags) < 2) return false;
-  return median(widthsOf(frags)) >= 12 * bodySize;
+  const width = median(widthsOf(frags));
+  if (width >= 12 * bodySize) return true;
+  // Or narrower lines of running words, a margin note's beside the text ("After you have read
+  // the text / on the right, you can view"): 22 characters a line and more, where a table
+  // column's cells are a word or a number.
+  // (Not an index's or a contents list's column: lines that end in page numbers.)
+  if (width < 6 * bodySize) return false;
+  const chars: number[] = [];
+  let numbered = 0;
+  for (const f of frags) {
+    chars.push(f.text?.length ?? 0);
+    if (/\d\s*$/.test(f.text ?? '')) numbered++;
+  }
+  return median(chars) >= 22 && numbered <= 0.1 * frags.length;
 }
 
 export interface Box {
