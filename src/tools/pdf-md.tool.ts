@@ -67,8 +67,8 @@ const BULLET = /^([•◦▪▫‣●○■□·∙–—*+-])\s+(.*)$/u;
 const NUMBERED = /^(\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})([.)])\s+(.*)$/;
 /** A line that starts a list item (bullet or number). */
 export const LIST_LINE = new RegExp(`${BULLET.source}|${NUMBERED.source}`, 'u');
-/** A table-of-contents entry: title, a dot leader, a page number. */
-export const TOC_LINE = /^(.*?\S)\s*(?:\.\s*){4,}\s*(\d{1,4}|[ivxlc]{1,6})?$/i;
+/** A table-of-contents or index entry: title, a dot leader, a page number (an index's: several, "6, 55", "93–95"). */
+export const TOC_LINE = /^(.*?\S)\s*(?:\.\s*){4,}\s*((?:\d{1,4}|[ivxlc]{1,6})(?:\s*[,–-]\s*(?:\d{1,4}|[ivxlc]{1,6}))*)?$/i;
 /**
  * TOC_LINE.test, without running the (backtracking) expression on the many lines that have
  * fewer than the four dots of a leader.
@@ -331,7 +331,7 @@ function tocToParts(lines: Fragment[], vocab: Vocabulary): Part[] {
   for (const l of lines) {
     const m = TOC_LINE.exec(l.text);
     const title = joinLines([m ? m[1].replace(/\s*\.$/, '') : l.text], vocab);
-    const page = m?.[2] ? ` (page ${m[2]})` : '';
+    const page = m?.[2] ? ` (${/[,–-]/.test(m[2]) ? 'pages' : 'page'} ${m[2]})` : '';
     parts.push({ md: `${'  '.repeat(Math.min(3, xs.indexOf(Math.round(l.x0 / 4))))}- ${title}${page}`, kind: 'toc' });
   }
   return parts;
