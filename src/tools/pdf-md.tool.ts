@@ -24,7 +24,7 @@ import type { PdfDocument, PdfPage } from './pdf/open-pdf.ts';
 import { mapPages } from './pdf/pdf-pages.ts';
 import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { findFurniture } from './pdf/page-furniture.ts';
-import { buildBlocks, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
+import { buildBlocks, median, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
 import { findTables, readRulings, type GridCell, type Table } from './pdf/ruled-tables.ts';
 import { findAlignedTables } from './pdf/aligned-tables.ts';
 import { ascending, byX0, mostUsedSize } from './pdf/fragments.ts';
@@ -400,6 +400,49 @@ function readPageModel(page: PdfPage, pageNumber: number): PageModel {
 }
 
 const isTocFragment = (f: Fragment): boolean => isTocLine(f.text);
+
+/**
+ * A contents list without dot leaders (LaTeX's section lines, "1 Introduction" with its page
+ * number at the right margin, the subsections' lines with leaders between them) read as one
+ * with them: a title and a page number alone on its right, three or more such lines on the
+ * page with their numbers ending at one right edge and rising down the page, are one line
+ * "title . . . . 7", which the contents rendering then takes. Elsewhere the fragments are
+ * returned as they are (a table's last column of numbers does not rise row by row, or has
+ * other cells in its rows).
+ */
+function withContentsLeaders(fragments: Fragment[]): Fragment[] {
+  const numbers: Fragment[] = [];
+  for (const f of fragments) if (/^(?:\d{1,4}|[ivxlc]{1,6})$/i.test(f.text.trim())) numbers.push(f);
+  if (numbers.length < 3) return fragments;
+  // Each number's title: the one other fragment on its baseline, left of it and a gap apart.
+  const pairs: { title: Fragment; number: Fragment }[] = [];
+  for (const n of numbers) {
+    let title: Fragment | null = null;
+    let others = 0;
+    for (const f of fragments) {
+      if (f === n || Math.abs(f.baseline - n.baseline) > 1) continue;
+      others++;
+      if (f.x1 < n.x0 - f.size) title = f;
+    }
+    // (A title may bring its leader, the number standing apart: "5.8 Option pdfinfo . . . ." "16".)
+    if (title && others === 1 && /^[\p{Lu}\d]/u.test(title.text) && (!isTocLine(title.text) || /\.\s*$/.test(title.text))) pairs.push({ title, number: n });
+  }
+  // Right-aligned at one edge, three or more, page numbers that never fall going down.
+  const edge = median(pairs.map((p) => p.number.x1));
+  const list = pairs.filter((p) => Math.abs(p.number.x1 - edge) <= 2).sort((a, b) => a.number.baseline - b.number.baseline);
+  if (list.length < 3) return fragments;
+  const value = (f: Fragment) => (/^\d+$/.test(f.text.trim()) ? Number(f.text.trim()) : -1);
+  for (let i = 1; i < list.length; i++) if (value(list[i].number) < value(list[i - 1].number)) return fragments;
+  const drop = new Set<Fragment>();
+  const joined = new Map<Fragment, Fragment>();
+  for (const { title, number } of list) {
+    drop.add(number);
+    joined.set(title, { ...title, text: `${title.text}${/\.\s*$/.test(title.text) ? ' ' : ' . . . . '}${number.text.trim()}`, x1: number.x1 });
+  }
+  const out: Fragment[] = [];
+  for (const f of fragments) if (!drop.has(f)) out.push(joined.get(f) ?? f);
+  return out;
+}
 const isTocRow = (row: Fragment[]): boolean => row.some(isTocFragment);
 
 /** Pass 2 for one page: its reading order, blocks and tables, furniture left out; null for a page without text. */
@@ -408,8 +451,9 @@ function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>
   // The fragment and table lists by push, not .filter: a filter's result changes its elements
   // kind with the tier of the code that made it (none kept: a Smi array), and this function
   // deoptimized 'wrong map' on them, to be compiled again (V8 recompile churn).
-  const kept: Fragment[] = [];
-  for (const f of model.fragments) if (!furniture.has(f)) kept.push(f);
+  const unfurnished: Fragment[] = [];
+  for (const f of model.fragments) if (!furniture.has(f)) unfurnished.push(f);
+  const kept = withContentsLeaders(unfurnished);
   // Tables without rules, from x-positions. Where one overlaps a ruled table, the one with
   // more columns wins (unless the ruled one has spanning cells): rules that frame only part of a table (FHS's man page table) would
   // otherwise scatter its other columns.
