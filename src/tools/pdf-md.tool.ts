@@ -698,6 +698,22 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       } else prev.md = joined;
       return;
     }
+    // A paragraph cut by a page break whose next page opens with a float (a table and its
+    // caption) before the rest of the sentence: the sentence is joined whole, the float follows
+    // it, the page's anchor at the join.
+    // (Not a float's note under it, "a footnotes are placed under the table": a mark, a space.)
+    if (part.kind === 'para' && prev && prev.kind !== 'para' && /^[a-z(]/.test(part.md) && !/^[a-z]\s/.test(part.md)) {
+      const at = floatOpening(out);
+      if (at) {
+        const { before, anchor } = at;
+        const joined = joinLines([before.md, part.md], vocab);
+        const cut = joined.startsWith(before.md + ' ') ? before.md.length : joined.indexOf(' ', before.md.length - 1);
+        before.md = cut < 0 ? `${joined} ${anchor.md}` : `${joined.slice(0, cut)} ${anchor.md} ${joined.slice(cut).trimStart()}`;
+        out.splice(out.indexOf(anchor), 1);
+        if (pageStart) out.push({ md: pageStart, kind: 'other' });
+        return;
+      }
+    }
     // A table cut by a page break stays one table.
     if (part.kind === 'table' && part.table && pageStart) {
       const before = out.findLast((p) => p.kind !== 'note');
@@ -768,6 +784,31 @@ function numberedShift(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => B
 
 /** First lines of bold numbered blocks found to be lines of a contents list (numberedSeries). */
 const contentsLines = new WeakSet<Fragment>();
+
+/**
+ * Where the parts end in a float that opened a page: a paragraph that does not end a sentence,
+ * then that page's anchor, then only tables and captions (four parts at most). The paragraph
+ * and the anchor; null otherwise.
+ */
+function floatOpening(out: Part[]): { before: Part; anchor: Part } | null {
+  let anchor: Part | null = null;
+  let floats = 0;
+  for (let i = out.length - 1; i >= 0 && i >= out.length - 5; i--) {
+    const p = out[i];
+    if (p.kind === 'table' || (p.kind === 'para' && CAPTION.test(p.md))) {
+      if (anchor) return null;
+      floats++;
+      continue;
+    }
+    if (p.kind === 'other' && p.md.startsWith('<!-- page')) {
+      if (anchor || !floats) return null;
+      anchor = p;
+      continue;
+    }
+    return anchor && p.kind === 'para' && !endsSentence(p.md) ? { before: p, anchor } : null;
+  }
+  return null;
+}
 
 /** A fragment's font and size, to tell lines set alike. */
 const styleOf = (f: Fragment): string => `${f.fontId}|${Math.round(f.size * 2) / 2}`;
