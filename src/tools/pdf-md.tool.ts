@@ -581,6 +581,7 @@ function renderPage(ctx: RenderContext, items: PageItem[] | null, pageNumber: nu
       }
       flushCode();
       let level = ctx.headingLevel(seg, it, pageNumber);
+      if (level === null && !it.note) level = sectionSequel(ctx.out, seg);
       if (level === null && !ctx.outline && firstText && !it.note && titleLike(seg, it.bold)) level = Math.min(3, Math.min(ctx.headingSizes.length, 2) + 1);
       firstText = false;
       for (const p of blockToParts(seg, level, it.bold, ctx.vocab)) emit(it.note && p.kind === 'para' ? { ...p, kind: 'note' } : p);
@@ -784,6 +785,30 @@ function numberedShift(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => B
 
 /** First lines of bold numbered blocks found to be lines of a contents list (numberedSeries). */
 const contentsLines = new WeakSet<Fragment>();
+
+/**
+ * A line numbered as the next section under the last heading, or beside it ("8.5.1.2. Times"
+ * after "8.5.1. Date/Time Input" or after "8.5.1.1. Dates"), is a heading one level below it or
+ * at its level, however it is set (a browser's small grey sans-serif subheadings): section
+ * numbers say what typography may not. Null for anything else.
+ */
+function sectionSequel(out: Part[], seg: Block): number | null {
+  if (seg.lines.length !== 1) return null;
+  const text = seg.lines[0].text.trim();
+  const m = /^((?:\d{1,3}\.)+\d{1,3}|\d{1,3})\.?\s+\p{Lu}/u.exec(text);
+  if (!m || text.length > 80 || /[.:;,]$/.test(text)) return null;
+  let last: Part | undefined;
+  for (let i = out.length - 1; i >= 0 && !last; i--) if (out[i].kind === 'heading') last = out[i];
+  const h = last && /^(#+)\s+((?:\d{1,3}\.)*\d{1,3})\.?\s/.exec(last.md);
+  if (!h) return null;
+  const mine = m[1].split('.');
+  const theirs = h[2].split('.');
+  const level = h[1].length;
+  const same = (n: number) => theirs.slice(0, n).join('.') === mine.slice(0, n).join('.');
+  if (mine.length === theirs.length + 1 && same(theirs.length) && Number(mine[mine.length - 1]) === 1) return Math.min(6, level + 1);
+  if (mine.length === theirs.length && same(theirs.length - 1) && Number(mine[mine.length - 1]) === Number(theirs[theirs.length - 1]) + 1) return level;
+  return null;
+}
 
 /**
  * Where the parts end in a float that opened a page: a paragraph that does not end a sentence,
