@@ -21,7 +21,7 @@
  */
 import type { Fragment } from './text-types.ts';
 import type { Table } from './ruled-tables.ts';
-import { ascending, byBaselineThenX0, byX0, median, widthsOf } from './fragments.ts';
+import { ascending, byBaselineThenX0, byX0, makeFragment, median, widthsOf } from './fragments.ts';
 
 export interface AlignedTable extends Table {
   fragments: Fragment[];
@@ -112,6 +112,156 @@ function emptyCells(n: number): string[] {
   return cells;
 }
 
+/** A gap inside a fragment at least this many font sizes wide may part two cells (a word space is about 0.33). */
+const CELL_GAP = 0.6;
+/** How far (in font sizes) above or below a gap another line may hold the column start it lines up with. */
+const CELL_REACH = 10;
+
+/**
+ * Fragments cut at gaps that part cells. Runs join into one fragment across gaps up to 1.2 font
+ * sizes, and LaTeX sets a column's widest cell only 2\tabcolsep (12pt) before the next column:
+ * at 10pt, and always at 11pt and up, "boolean" and "false" of an options table are one
+ * fragment, "magenta Color for linked URLs." another. Such a gap is a cell's end when
+ * - it is wider than any word space (CELL_GAP font sizes),
+ * - the lines right above and below have no ink across it (a wide word space of a justified
+ *   line has its paragraph's lines across it; a column's gap runs empty down the table),
+ * - the line is not one of a paragraph going on under its start (a justified cell's line
+ *   stretched at a sentence's end, the next line under its first word, as Texinfo's
+ *   "... is run.   (cipher/sha256.c:" over "selftests_sha256)"),
+ * - and the text after it starts where a fragment, or text after another such gap, starts on
+ *   another line near it (a column: "false" under "true", "Color ..." over the description's
+ *   next line).
+ * It is not when the text before it is a long line (a paragraph's, beside a margin note: cells
+ * this close are short values), when three more gaps of the line are as wide (a justified
+ * line's stretched word spaces), when that text is a label that opens the line (a list's "A.",
+ * a contents line's section number "6": their lists and contents lines are read as such), when
+ * the text after it is monospaced (a listing's own alignment, its code after a line number), or
+ * when the two sides differ in size (a listing's smaller line number, a label in the margin).
+ * The pieces go in `origin` (piece -> fragment); fragments not cut are returned as they are.
+ */
+function cellPieces(fragments: Fragment[], origin: Map<Fragment, Fragment>, isMono: (f: Fragment) => boolean): Fragment[] {
+  // Most fragments are one run: nothing to cut, and no lines to build.
+  let any = false;
+  for (const f of fragments) if (f.runs.length > 1) any = true;
+  if (!any) return fragments;
+  const lines = rowsOf(fragments);
+  // Gaps that may part cells (line, fragment, run index after the gap), and where text starts
+  // on each line: fragments and the text after those gaps.
+  const gaps: { n: number; f: Fragment; k: number }[] = [];
+  const starts: number[][] = [];
+  for (let n = 0; n < lines.length; n++) {
+    const xs: number[] = [];
+    for (const f of lines[n].fragments) {
+      xs.push(f.x0);
+      let reach = f.runs[0].x1;
+      let from = f.x0;
+      for (let k = 1; k < f.runs.length; k++) {
+        const r = f.runs[k];
+        if (r.x0 - reach >= CELL_GAP * f.size && cellEnd(f, k, from, reach, isMono) && clearGap(lines, n, from, reach, r.x0, f.size)) {
+          gaps.push({ n, f, k });
+          xs.push(r.x0);
+          from = r.x0;
+        }
+        if (r.x1 > reach) reach = r.x1;
+      }
+    }
+    starts.push(xs);
+  }
+  if (!gaps.length) return fragments;
+  const cutsOf = new Map<Fragment, number[]>();
+  for (const { n, f, k } of gaps) {
+    if (!startsNear(lines, starts, n, f.runs[k].x0, f.size)) continue;
+    const cuts = cutsOf.get(f);
+    if (cuts) cuts.push(k);
+    else cutsOf.set(f, [k]);
+  }
+  if (!cutsOf.size) return fragments;
+  const out: Fragment[] = [];
+  for (const f of fragments) {
+    const cuts = cutsOf.get(f);
+    if (!cuts) {
+      out.push(f);
+      continue;
+    }
+    cuts.push(f.runs.length);
+    let from = 0;
+    for (const k of cuts) {
+      const piece = makeFragment(f.runs.slice(from, k));
+      if (f.page !== undefined) piece.page = f.page;
+      origin.set(piece, f);
+      out.push(piece);
+      from = k;
+    }
+  }
+  return out;
+}
+
+/** A label that opens a line: a list's marker ("A.", "iv)", "[12]", a bullet) or a section number ("6", "2.4", appendix "B"). */
+const LINE_LABEL = /^(?:[•◦▪▫‣●○■□·∙–—*+-]|[A-Z]|\(?[A-Za-z][.)]|\(?[ivxlcIVXLC]{1,5}[.)]|\(?\d{1,3}(?:\.\d{1,3})*[.)]?|\[\d{1,3}\])$/u;
+/** A cell this close to the next one holds a short value: text before a gap longer than this (font sizes) is not one. */
+const CELL_WIDTH = 12;
+
+/**
+ * Whether the text of f before run k (from x `from` to `a`) may be a cell (see cellPieces): not
+ * too long, not a label opening the line, and the text after it not monospaced.
+ */
+function cellEnd(f: Fragment, k: number, from: number, a: number, isMono: (f: Fragment) => boolean): boolean {
+  if (a - from > CELL_WIDTH * f.size) return false;
+  // A justified line's word spaces are stretched alike (an index's "322, 323, 324,"): three more
+  // gaps between its runs as wide as this one make it a word space (a row of four cells, each
+  // the widest of its column, has its three gaps alike: "plantlist boolean false adds ...").
+  const gap = f.runs[k].x0 - a;
+  let alike = 0;
+  let reach = f.runs[0].x1;
+  for (let j = 1; j < f.runs.length; j++) {
+    const g = f.runs[j].x0 - reach;
+    if (j !== k && Math.abs(g - gap) <= 0.2 * gap) alike++;
+    if (f.runs[j].x1 > reach) reach = f.runs[j].x1;
+  }
+  if (alike >= 3) return false;
+  const next = f.runs[k];
+  if (isMono({ ...f, runs: [next], text: next.text })) return false;
+  // Cells of a row share a size; a listing's line number or a label in the margin is smaller.
+  const prev = f.runs[k - 1];
+  if (Math.abs(next.size - prev.size) > 0.1 * Math.max(next.size, prev.size)) return false;
+  if (from !== f.x0) return true;
+  let text = '';
+  for (let j = 0; j < k; j++) text += f.runs[j].text;
+  return !LINE_LABEL.test(text.trim());
+}
+
+/**
+ * Whether the gap from a to b on line n, in text that starts at `from`, runs clear (see
+ * cellPieces): no ink across it on the lines right above and below, and the line below does not
+ * go on under `from` with nothing past the gap.
+ */
+function clearGap(lines: Row[], n: number, from: number, a: number, b: number, size: number): boolean {
+  const tol = Math.max(1, 0.1 * size);
+  const baseline = lines[n].baseline;
+  for (const m of [n - 1, n + 1]) {
+    const line = lines[m];
+    if (!line || Math.abs(line.baseline - baseline) > 1.6 * Math.max(size, line.size)) continue;
+    for (const g of line.fragments) for (const r of g.runs) if (r.x0 < b - tol && r.x1 > a + tol) return false;
+    if (m === n + 1 && Math.abs(line.fragments[0].x0 - from) <= tol) {
+      let past = false;
+      for (const g of line.fragments) if (g.x1 > a + tol) past = true;
+      if (!past) return false;
+    }
+  }
+  return true;
+}
+
+/** Whether text starts at x on another line within CELL_REACH font sizes of line n. */
+function startsNear(lines: Row[], starts: number[][], n: number, x: number, size: number): boolean {
+  const tol = Math.max(1, 0.1 * size);
+  const baseline = lines[n].baseline;
+  for (let m = 0; m < lines.length; m++) {
+    if (m === n || Math.abs(lines[m].baseline - baseline) > CELL_REACH * size) continue;
+    for (const s of starts[m]) if (Math.abs(s - x) <= tol) return true;
+  }
+  return false;
+}
+
 /**
  * Finds aligned tables among a page's fragments. `skipRow` tells rows that belong to
  * something else (a contents line); they end a table. `isMono`: a fragment set in a
@@ -119,7 +269,11 @@ function emptyCells(n: number): string[] {
  */
 export function findAlignedTables(fragments: Fragment[], bodySize: number, skipRow: (row: Fragment[]) => boolean, isMono: (f: Fragment) => boolean = () => false): AlignedTable[] {
   const captions = sideCaptions(fragments);
-  const rows = rowsOf(captions.size ? fragments.filter((f) => !captions.has(f)) : fragments);
+  // Cells set closer than the gap that parts fragments, cut apart (the pieces stand for their
+  // fragment: a table lists the page's fragments it took, not pieces).
+  const origin = new Map<Fragment, Fragment>();
+  const pieces = cellPieces(captions.size ? fragments.filter((f) => !captions.has(f)) : fragments, origin, isMono);
+  const rows = rowsOf(pieces);
   const monoRow = (r: Row) => r.fragments.every(isMono);
   const tables: AlignedTable[] = [];
   let i = 0;
@@ -198,7 +352,7 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       i++;
       continue;
     }
-    const table = alignedTable(rows, i, run, columns, columnOf, tol, skipRow, isMono);
+    const table = alignedTable(rows, i, run, columns, columnOf, tol, skipRow, isMono, origin);
     if (!table) {
       i++;
       continue;
@@ -266,7 +420,7 @@ function acceptRun(rows: Row[], i: number, run: Row[], full: Row[], columns: num
 }
 
 /** The table the run of rows at rows[i] makes under these columns, or null when too few of its cells are filled. */
-function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], columnOf: (x: number) => number, tol: number, skipRow: (row: Fragment[]) => boolean, isMono: (f: Fragment) => boolean): AlignedTable | null {
+function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], columnOf: (x: number) => number, tol: number, skipRow: (row: Fragment[]) => boolean, isMono: (f: Fragment) => boolean, origin: Map<Fragment, Fragment>): AlignedTable | null {
   // Rows: a full row starts one; a single fragment joins the row above in its column.
   const out: string[][] = [];
   const used: Fragment[] = [];
@@ -367,6 +521,15 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
   let x1 = -Infinity;
   let top = Infinity;
   let bottom = -Infinity;
+  // The page's fragments the table took: a piece stands for the fragment it was cut from.
+  const taken: Fragment[] = [];
+  const seen = new Set<Fragment>();
+  for (const f of used) {
+    const whole = origin.get(f) ?? f;
+    if (seen.has(whole)) continue;
+    seen.add(whole);
+    taken.push(whole);
+  }
   for (const f of used) {
     x0 = Math.min(x0, f.x0);
     x1 = Math.max(x1, f.x1);
@@ -383,6 +546,6 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
     bottom,
     rows: rowsOut,
     columns: keptColumns,
-    fragments: used,
+    fragments: taken,
   };
 }
