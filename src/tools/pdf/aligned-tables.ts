@@ -199,7 +199,7 @@ function cellPieces(fragments: Fragment[], origin: Map<Fragment, Fragment>, isMo
 /** A label that opens a line: a list's marker ("A.", "iv)", "[12]", a bullet) or a section number ("6", "2.4", appendix "B"). */
 const LINE_LABEL = /^(?:[•◦▪▫‣●○■□·∙–—*+-]|[A-Z]|\(?[A-Za-z][.)]|\(?[ivxlcIVXLC]{1,5}[.)]|\(?\d{1,3}(?:\.\d{1,3})*[.)]?|\[\d{1,3}\])$/u;
 /** A cell this close to the next one holds a short value: text before a gap longer than this (font sizes) is not one. */
-const CELL_WIDTH = 12;
+const CELL_WIDTH = 15;
 
 /**
  * Whether the text of f before run k (from x `from` to `a`) may be a cell (see cellPieces): not
@@ -312,11 +312,29 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
         // that cell's, not new columns.
         const last = columns[columns.length - 1];
         if (fresh.length > 1 && fresh.every((f) => f.x0 > last + tol && r.fragments[r.fragments.indexOf(f) - 1]?.x1 > f.x0 - 2.5 * f.size)) fresh = [];
+        // So is one such word alone when its line, begun at the last column, ends where that
+        // column's lines end and two lines of it above run past the word's start ("sible vatues
+        // are:   Simplex (print single-", a few long words stretched to the column's width).
+        if (fresh.length === 1 && stretchedLine(run, r, fresh[0], last, tol, columnOf)) fresh = [];
         // A first column left of every cell so far opens under a header row alone when this row
         // fills every column and the new one (a header with no head over its first column:
         // "CPU  Versions  Provider" over "Debian  i386/amd64  squeeze/wheezy  Johannes Ranke").
         const headless = run.length === 1 && fresh.length === 1 && fresh[0] === r.fragments[0] && fresh[0].x1 < columns[0] - tol && r.fragments.length === columns.length + 1;
+        // A first row whose middle cells are empty (a name and its description only, "encap ...
+        // Sets encap character" over "linktoc  text  section  make text ...") opens under a row
+        // that fills each of its columns and more: that row's columns are the table's.
+        if (fresh.length > 1 && fillsUnder(run, r, columns, fresh, tol)) {
+          for (const f of fresh) columns.push(f.x0);
+          columns.sort(ascending);
+          run.push(r);
+          maxStep = Math.max(maxStep, step);
+          continue;
+        }
         if (fresh.length > 1 || (fresh.length === 1 && fresh[0] === r.fragments[0] && !headless)) break;
+        // A new column beside the first alone, under lines of one cell (a caption, a title),
+        // opens the next table ("cmsD50Z  0.8249", "Table 18", "V4 perceptual black", then
+        // "cmsPERCEPTUAL_BLACK_X  0.00336" at other x-positions).
+        if (fresh.length === 1 && r.fragments.length === 2 && columns.length >= 2 && prev.fragments.length === 1 && run.length > 1) break;
         if (fresh.length === 1) columns = [...columns, fresh[0].x0].sort(ascending);
         run.push(r);
         maxStep = Math.max(maxStep, step);
@@ -366,6 +384,76 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
 // findAlignedTables' parts below are functions of their own so that V8 compiles each apart: as
 // one function (with these as closures inside it) TurboFan recompiled all of it, 50-90 ms a
 // time, whenever one site met a new map, and the closures' optimized code died with them.
+
+/**
+ * Whether fragment f of row r is the end of a justified line of the last column (at x `last`):
+ * close after the fragment before it, which starts at that column; ending within a few points
+ * of the column's right edge as the run's rows show it; and two of the column's lines above run
+ * past f's start.
+ */
+function stretchedLine(run: Row[], r: Row, f: Fragment, last: number, tol: number, columnOf: (x: number) => number): boolean {
+  const n = r.fragments.indexOf(f);
+  const before = r.fragments[n - 1];
+  if (!before || Math.abs(before.x0 - last) > tol || f.x0 - before.x1 > 2.5 * f.size || n !== r.fragments.length - 1) return false;
+  let right = -Infinity;
+  let past = 0;
+  const k = columnOf(last);
+  for (const row of run) {
+    for (const g of row.fragments) {
+      if (columnOf(g.x0) !== k) continue;
+      if (g.x1 > right) right = g.x1;
+      if (g.x0 < f.x0 - f.size && g.x1 > f.x0 + f.size) past++;
+    }
+  }
+  return past >= 2 && Math.abs(f.x1 - right) <= tol;
+}
+
+/**
+ * Whether every filled cell of a line goes on with the cell above it (see alignedTable): some
+ * column but the first is empty on the line and the last is not, a column of paragraphs whose
+ * line above is filled, the cell above has a last line, and this line's
+ * first word would not have fitted after it within its column's widest line (or that line
+ * ends in a hyphen).
+ */
+function wrapsOn(cells: string[], firstIn: (Fragment | null)[], lastIn: (Fragment | null)[], colRight: number[], columns: number[]): boolean {
+  // Cells wrap where they run out of room, not all at once: a line filling every column but
+  // the first is a row under a first cell that spans it ("Debian  i386/amd64 ..." over
+  // "armel  wheezy  Johannes Ranke").
+  // The last column (a description) is one of them.
+  let empty = 0;
+  for (let k = 1; k < cells.length; k++) if (!cells[k]) empty++;
+  if (empty === 0 || !cells[cells.length - 1]) return false;
+  // A column of paragraphs: at least 8 font sizes wide, its line above filled to the edge
+  // (short values in narrow columns never seem to have room for the next word).
+  const k = cells.length - 1;
+  const above = lastIn[k];
+  if (!above || colRight[k] - columns[k] < 8 * above.size || above.x1 < colRight[k] - 2 * above.size) return false;
+  for (let k = 0; k < cells.length; k++) {
+    if (!cells[k]) continue;
+    const above = lastIn[k];
+    const f = firstIn[k];
+    if (!above || !f) return false;
+    if (/-$/.test(above.text.trim())) continue;
+    const text = f.text.trim();
+    const word = (text.split(/\s/)[0].length / Math.max(1, text.length)) * (f.x1 - f.x0);
+    if (above.x1 + 0.25 * f.size + word <= colRight[k] + 1) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether row r, second in the run, fills every column of the first row and adds the `fresh`
+ * ones between or after them (not left of the first: see `headless` for that).
+ */
+function fillsUnder(run: Row[], r: Row, columns: number[], fresh: Fragment[], tol: number): boolean {
+  if (run.length !== 1 || fresh[0] === r.fragments[0]) return false;
+  for (const c of columns) {
+    let hit = false;
+    for (const f of r.fragments) if (Math.abs(f.x0 - c) <= tol) hit = true;
+    if (!hit) return false;
+  }
+  return true;
+}
 
 /** For each column, whether it is a stray one (see findAlignedTables). */
 function strayColumns(columns: number[], run: Row[], columnOf: (x: number) => number): boolean[] {
@@ -460,17 +548,42 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
   const lineStep = Math.min(...run.slice(1).map((r, n) => r.baseline - run[n].baseline));
   // The last line of the first column so far: where it ends, and whether it breaks a word.
   let firstEnd: Fragment | null = null;
+  // The index in run of that line.
+  let firstEndAt = -1;
+  // Where each column's text ends in the run (its widest line), and the last line of each cell
+  // of the row so far: a cell's next line goes on with it only if its first word did not fit.
+  const colRight: number[] = [];
+  for (let k = 0; k < columns.length; k++) colRight.push(-Infinity);
+  for (const r of run) {
+    for (const f of r.fragments) {
+      const k = Math.max(0, columnOf(f.x0));
+      if (f.x1 > colRight[k]) colRight[k] = f.x1;
+    }
+  }
+  let lastIn: (Fragment | null)[] = [];
   run.forEach((r, n) => {
     const cells = emptyCells(columns.length);
     let first: Fragment | null = null;
+    const firstIn: (Fragment | null)[] = [];
+    const endIn: (Fragment | null)[] = [];
+    for (let k = 0; k < columns.length; k++) {
+      firstIn.push(null);
+      endIn.push(null);
+    }
     for (const f of r.fragments) {
       const k = Math.max(0, columnOf(f.x0));
       cells[k] = cells[k] ? `${cells[k]} ${f.text}` : f.text;
       if (k === 0) first = f;
+      if (!firstIn[k]) firstIn[k] = f;
+      endIn[k] = f;
       used.push(f);
     }
     const lineAbove = firstEnd;
-    if (first) firstEnd = first;
+    const lineAboveAt = firstEndAt;
+    if (first) {
+      firstEnd = first;
+      firstEndAt = n;
+    }
     const filled = cells.filter(Boolean).length;
     if (out.length && filled === 1) {
       const k = cells.findIndex(Boolean);
@@ -479,6 +592,10 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
       // of its own: a term with no description ("Rdconv" over "Rd2txt  Convert Rd format
       // ..."), or one too long for the column, its description on the next line ("javareconf").
       const apart = k === 0 && n > 0 && r.baseline - run[n - 1].baseline > 1.3 * lineStep;
+      // So is one under a line with the first column empty: a first cell that wraps goes on on
+      // the very next line, so the one above had ended ("implicit", its remark empty, under
+      // "all driver options, e.g. pdftex" whose remark took a second line).
+      const ended = k === 0 && lineAboveAt >= 0 && lineAboveAt < n - 1;
       // So is one whose first word would have fitted on the first cell's line above, before
       // the next column (a cell that wraps breaks only where the next word does not fit): a
       // row whose description is empty ("tl_add" over "tl_add_many", then "tl_sub  Subtract ...").
@@ -494,12 +611,27 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
         return lineAbove.x1 + 0.35 * first.size + word < columns[1] - 0.5 * first.size;
       })();
       // Under a later column, or under the first when the row above has its first cell only partly set.
-      if (k > 0 || (last.slice(1).some(Boolean) && !apart && !fitted)) {
+      if (k > 0 || (last.slice(1).some(Boolean) && !apart && !ended && !fitted)) {
         last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
+        lastIn[k] = endIn[k];
         return;
       }
     }
+    // A line with its first column empty and several cells, each the next line of a cell of the
+    // row above that had no room for its first word, goes on with that row: cells of several
+    // columns wrapping together ("key value" / "list" beside "... setting the document" /
+    // "information."). A row of its own under it has room ("color links" over "(tex4ht, dviwindo)").
+    if (out.length && filled >= 2 && !cells[0] && n > 0 && r.baseline - run[n - 1].baseline <= 1.3 * lineStep && wrapsOn(cells, firstIn, lastIn, colRight, columns)) {
+      const last = out[out.length - 1];
+      for (let k = 0; k < cells.length; k++) {
+        if (!cells[k]) continue;
+        last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
+        lastIn[k] = endIn[k];
+      }
+      return;
+    }
     out.push(cells);
+    lastIn = endIn;
   });
   // Columns nobody uses (a stray x-position) go.
   // (Loops and push, not callbacks made per call, V8 compiled again after every GC.)
