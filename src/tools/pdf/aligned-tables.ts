@@ -241,7 +241,11 @@ function clearGap(lines: Row[], n: number, from: number, a: number, b: number, s
   for (const m of [n - 1, n + 1]) {
     const line = lines[m];
     if (!line || Math.abs(line.baseline - baseline) > 1.6 * Math.max(size, line.size)) continue;
-    for (const g of line.fragments) for (const r of g.runs) if (r.x0 < b - tol && r.x1 > a + tol) return false;
+    // (A short line across it, a table's title over its first row, is no paragraph.)
+    for (const g of line.fragments) {
+      if (g.x1 - g.x0 < CELL_WIDTH * size) continue;
+      for (const r of g.runs) if (r.x0 < b - tol && r.x1 > a + tol) return false;
+    }
     if (m === n + 1 && Math.abs(line.fragments[0].x0 - from) <= tol) {
       let past = false;
       for (const g of line.fragments) if (g.x1 > a + tol) past = true;
