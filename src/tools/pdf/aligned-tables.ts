@@ -14,6 +14,10 @@
  * (a cell that wraps); a cell that wraps in the first column does the same when the other
  * cells of its row are empty.
  *
+ * Cells set closer than the gap that parts fragments (LaTeX's 2\tabcolsep after a column's
+ * widest cell) are one fragment; they are cut apart where the gap lines up with a column
+ * (cellPieces).
+ *
  * Rows set wholly in a monospaced font (`isMono`) are a listing's unless other rows of the
  * run are not (Texinfo's @multitable of typewriter names under a header row in a text font,
  * or beside descriptions in it). Columns off the character grid of the font are no sign: a
@@ -203,7 +207,8 @@ const CELL_WIDTH = 15;
 
 /**
  * Whether the text of f before run k (from x `from` to `a`) may be a cell (see cellPieces): not
- * too long, not a label opening the line, and the text after it not monospaced.
+ * too long, the gap not one of a justified line's alike word spaces, the text after it not
+ * monospaced nor of another size, and not a label opening the line.
  */
 function cellEnd(f: Fragment, k: number, from: number, a: number, isMono: (f: Fragment) => boolean): boolean {
   if (a - from > CELL_WIDTH * f.size) return false;
@@ -414,10 +419,10 @@ function stretchedLine(run: Row[], r: Row, f: Fragment, last: number, tol: numbe
 
 /**
  * Whether every filled cell of a line goes on with the cell above it (see alignedTable): some
- * column but the first is empty on the line and the last is not, a column of paragraphs whose
- * line above is filled, the cell above has a last line, and this line's
- * first word would not have fitted after it within its column's widest line (or that line
- * ends in a hyphen).
+ * column but the first is empty on the line and the last is not, the last is a column of
+ * paragraphs whose line above is filled, and in each filled column the cell above has a last
+ * line after which this line's first word would not have fitted within the column's widest
+ * line (or that line ends in a hyphen).
  */
 function wrapsOn(cells: string[], firstIn: (Fragment | null)[], lastIn: (Fragment | null)[], colRight: number[], columns: number[]): boolean {
   // Cells wrap where they run out of room, not all at once: a line filling every column but
