@@ -63,6 +63,9 @@ function continuesTable(prev: Table, next: Table): boolean {
   return a.every((x, k) => Math.abs(x - a[0] - (b[k] - b[0])) <= 3);
 }
 
+/** A page's anchor as pdf-md writes it, alone. */
+const PAGE_ANCHOR = /^<!-- page \d+ -->$/;
+
 const BULLET = /^([•◦▪▫‣●○■□·∙–—*+-])\s+(.*)$/u;
 const NUMBERED = /^(\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})([.)])\s+(.*)$/;
 /** A line that starts a list item (bullet or number). */
@@ -717,7 +720,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     }
     // A table cut by a page break stays one table.
     if (part.kind === 'table' && part.table && pageStart) {
-      const before = out.findLast((p) => p.kind !== 'note');
+      // (Past the anchors of pages the table filled whole: a table over three pages and more.)
+      const before = out.findLast((p) => p.kind !== 'note' && !(p.kind === 'other' && PAGE_ANCHOR.test(p.md)));
       if (before?.kind === 'table' && before.table && continuesTable(before.table, part.table)) {
         const prev = before.table;
         const next = part.table;

@@ -14,6 +14,10 @@
  * (a cell that wraps); a cell that wraps in the first column does the same when the other
  * cells of its row are empty.
  *
+ * Cells set closer than the gap that parts fragments (LaTeX's 2\tabcolsep after a column's
+ * widest cell) are one fragment; they are cut apart where the gap lines up with a column
+ * (cellPieces).
+ *
  * Rows set wholly in a monospaced font (`isMono`) are a listing's unless other rows of the
  * run are not (Texinfo's @multitable of typewriter names under a header row in a text font,
  * or beside descriptions in it). Columns off the character grid of the font are no sign: a
@@ -21,7 +25,7 @@
  */
 import type { Fragment } from './text-types.ts';
 import type { Table } from './ruled-tables.ts';
-import { ascending, byBaselineThenX0, byX0, median, widthsOf } from './fragments.ts';
+import { ascending, byBaselineThenX0, byX0, makeFragment, median, widthsOf } from './fragments.ts';
 
 export interface AlignedTable extends Table {
   fragments: Fragment[];
@@ -112,6 +116,161 @@ function emptyCells(n: number): string[] {
   return cells;
 }
 
+/** A gap inside a fragment at least this many font sizes wide may part two cells (a word space is about 0.33). */
+const CELL_GAP = 0.6;
+/** How far (in font sizes) above or below a gap another line may hold the column start it lines up with. */
+const CELL_REACH = 10;
+
+/**
+ * Fragments cut at gaps that part cells. Runs join into one fragment across gaps up to 1.2 font
+ * sizes, and LaTeX sets a column's widest cell only 2\tabcolsep (12pt) before the next column:
+ * at 10pt, and always at 11pt and up, "boolean" and "false" of an options table are one
+ * fragment, "magenta Color for linked URLs." another. Such a gap is a cell's end when
+ * - it is wider than any word space (CELL_GAP font sizes),
+ * - the lines right above and below have no ink across it (a wide word space of a justified
+ *   line has its paragraph's lines across it; a column's gap runs empty down the table),
+ * - the line is not one of a paragraph going on under its start (a justified cell's line
+ *   stretched at a sentence's end, the next line under its first word, as Texinfo's
+ *   "... is run.   (cipher/sha256.c:" over "selftests_sha256)"),
+ * - and the text after it starts where a fragment, or text after another such gap, starts on
+ *   another line near it (a column: "false" under "true", "Color ..." over the description's
+ *   next line).
+ * It is not when the text before it is a long line (a paragraph's, beside a margin note: cells
+ * this close are short values), when three more gaps of the line are as wide (a justified
+ * line's stretched word spaces), when that text is a label that opens the line (a list's "A.",
+ * a contents line's section number "6": their lists and contents lines are read as such), when
+ * the text after it is monospaced (a listing's own alignment, its code after a line number), or
+ * when the two sides differ in size (a listing's smaller line number, a label in the margin).
+ * The pieces go in `origin` (piece -> fragment); fragments not cut are returned as they are.
+ */
+function cellPieces(fragments: Fragment[], origin: Map<Fragment, Fragment>, isMono: (f: Fragment) => boolean): Fragment[] {
+  // Most fragments are one run: nothing to cut, and no lines to build.
+  let any = false;
+  for (const f of fragments) if (f.runs.length > 1) any = true;
+  if (!any) return fragments;
+  const lines = rowsOf(fragments);
+  // Gaps that may part cells (line, fragment, run index after the gap), and where text starts
+  // on each line: fragments and the text after those gaps.
+  const gaps: { n: number; f: Fragment; k: number }[] = [];
+  const starts: number[][] = [];
+  for (let n = 0; n < lines.length; n++) {
+    const xs: number[] = [];
+    for (const f of lines[n].fragments) {
+      xs.push(f.x0);
+      let reach = f.runs[0].x1;
+      let from = f.x0;
+      for (let k = 1; k < f.runs.length; k++) {
+        const r = f.runs[k];
+        if (r.x0 - reach >= CELL_GAP * f.size && cellEnd(f, k, from, reach, isMono) && clearGap(lines, n, from, reach, r.x0, f.size)) {
+          gaps.push({ n, f, k });
+          xs.push(r.x0);
+          from = r.x0;
+        }
+        if (r.x1 > reach) reach = r.x1;
+      }
+    }
+    starts.push(xs);
+  }
+  if (!gaps.length) return fragments;
+  const cutsOf = new Map<Fragment, number[]>();
+  for (const { n, f, k } of gaps) {
+    if (!startsNear(lines, starts, n, f.runs[k].x0, f.size)) continue;
+    const cuts = cutsOf.get(f);
+    if (cuts) cuts.push(k);
+    else cutsOf.set(f, [k]);
+  }
+  if (!cutsOf.size) return fragments;
+  const out: Fragment[] = [];
+  for (const f of fragments) {
+    const cuts = cutsOf.get(f);
+    if (!cuts) {
+      out.push(f);
+      continue;
+    }
+    cuts.push(f.runs.length);
+    let from = 0;
+    for (const k of cuts) {
+      const piece = makeFragment(f.runs.slice(from, k));
+      if (f.page !== undefined) piece.page = f.page;
+      origin.set(piece, f);
+      out.push(piece);
+      from = k;
+    }
+  }
+  return out;
+}
+
+/** A label that opens a line: a list's marker ("A.", "iv)", "[12]", a bullet) or a section number ("6", "2.4", appendix "B"). */
+const LINE_LABEL = /^(?:[•◦▪▫‣●○■□·∙–—*+-]|[A-Z]|\(?[A-Za-z][.)]|\(?[ivxlcIVXLC]{1,5}[.)]|\(?\d{1,3}(?:\.\d{1,3})*[.)]?|\[\d{1,3}\])$/u;
+/** A cell this close to the next one holds a short value: text before a gap longer than this (font sizes) is not one. */
+const CELL_WIDTH = 15;
+
+/**
+ * Whether the text of f before run k (from x `from` to `a`) may be a cell (see cellPieces): not
+ * too long, the gap not one of a justified line's alike word spaces, the text after it not
+ * monospaced nor of another size, and not a label opening the line.
+ */
+function cellEnd(f: Fragment, k: number, from: number, a: number, isMono: (f: Fragment) => boolean): boolean {
+  if (a - from > CELL_WIDTH * f.size) return false;
+  // A justified line's word spaces are stretched alike (an index's "322, 323, 324,"): three more
+  // gaps between its runs as wide as this one make it a word space (a row of four cells, each
+  // the widest of its column, has its three gaps alike: "plantlist boolean false adds ...").
+  const gap = f.runs[k].x0 - a;
+  let alike = 0;
+  let reach = f.runs[0].x1;
+  for (let j = 1; j < f.runs.length; j++) {
+    const g = f.runs[j].x0 - reach;
+    if (j !== k && Math.abs(g - gap) <= 0.2 * gap) alike++;
+    if (f.runs[j].x1 > reach) reach = f.runs[j].x1;
+  }
+  if (alike >= 3) return false;
+  const next = f.runs[k];
+  if (isMono({ ...f, runs: [next], text: next.text })) return false;
+  // Cells of a row share a size; a listing's line number or a label in the margin is smaller.
+  const prev = f.runs[k - 1];
+  if (Math.abs(next.size - prev.size) > 0.1 * Math.max(next.size, prev.size)) return false;
+  if (from !== f.x0) return true;
+  let text = '';
+  for (let j = 0; j < k; j++) text += f.runs[j].text;
+  return !LINE_LABEL.test(text.trim());
+}
+
+/**
+ * Whether the gap from a to b on line n, in text that starts at `from`, runs clear (see
+ * cellPieces): no ink across it on the lines right above and below, and the line below does not
+ * go on under `from` with nothing past the gap.
+ */
+function clearGap(lines: Row[], n: number, from: number, a: number, b: number, size: number): boolean {
+  const tol = Math.max(1, 0.1 * size);
+  const baseline = lines[n].baseline;
+  for (const m of [n - 1, n + 1]) {
+    const line = lines[m];
+    if (!line || Math.abs(line.baseline - baseline) > 1.6 * Math.max(size, line.size)) continue;
+    // (A short line across it, a table's title over its first row, is no paragraph.)
+    for (const g of line.fragments) {
+      if (g.x1 - g.x0 < CELL_WIDTH * size) continue;
+      for (const r of g.runs) if (r.x0 < b - tol && r.x1 > a + tol) return false;
+    }
+    if (m === n + 1 && Math.abs(line.fragments[0].x0 - from) <= tol) {
+      let past = false;
+      for (const g of line.fragments) if (g.x1 > a + tol) past = true;
+      if (!past) return false;
+    }
+  }
+  return true;
+}
+
+/** Whether text starts at x on another line within CELL_REACH font sizes of line n. */
+function startsNear(lines: Row[], starts: number[][], n: number, x: number, size: number): boolean {
+  const tol = Math.max(1, 0.1 * size);
+  const baseline = lines[n].baseline;
+  for (let m = 0; m < lines.length; m++) {
+    if (m === n || Math.abs(lines[m].baseline - baseline) > CELL_REACH * size) continue;
+    for (const s of starts[m]) if (Math.abs(s - x) <= tol) return true;
+  }
+  return false;
+}
+
 /**
  * Finds aligned tables among a page's fragments. `skipRow` tells rows that belong to
  * something else (a contents line); they end a table. `isMono`: a fragment set in a
@@ -119,7 +278,11 @@ function emptyCells(n: number): string[] {
  */
 export function findAlignedTables(fragments: Fragment[], bodySize: number, skipRow: (row: Fragment[]) => boolean, isMono: (f: Fragment) => boolean = () => false): AlignedTable[] {
   const captions = sideCaptions(fragments);
-  const rows = rowsOf(captions.size ? fragments.filter((f) => !captions.has(f)) : fragments);
+  // Cells set closer than the gap that parts fragments, cut apart (the pieces stand for their
+  // fragment: a table lists the page's fragments it took, not pieces).
+  const origin = new Map<Fragment, Fragment>();
+  const pieces = cellPieces(captions.size ? fragments.filter((f) => !captions.has(f)) : fragments, origin, isMono);
+  const rows = rowsOf(pieces);
   const monoRow = (r: Row) => r.fragments.every(isMono);
   const tables: AlignedTable[] = [];
   let i = 0;
@@ -158,11 +321,29 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
         // that cell's, not new columns.
         const last = columns[columns.length - 1];
         if (fresh.length > 1 && fresh.every((f) => f.x0 > last + tol && r.fragments[r.fragments.indexOf(f) - 1]?.x1 > f.x0 - 2.5 * f.size)) fresh = [];
+        // So is one such word alone when its line, begun at the last column, ends where that
+        // column's lines end and two lines of it above run past the word's start ("sible vatues
+        // are:   Simplex (print single-", a few long words stretched to the column's width).
+        if (fresh.length === 1 && stretchedLine(run, r, fresh[0], last, tol, columnOf)) fresh = [];
         // A first column left of every cell so far opens under a header row alone when this row
         // fills every column and the new one (a header with no head over its first column:
         // "CPU  Versions  Provider" over "Debian  i386/amd64  squeeze/wheezy  Johannes Ranke").
         const headless = run.length === 1 && fresh.length === 1 && fresh[0] === r.fragments[0] && fresh[0].x1 < columns[0] - tol && r.fragments.length === columns.length + 1;
+        // A first row whose middle cells are empty (a name and its description only, "encap ...
+        // Sets encap character" over "linktoc  text  section  make text ...") opens under a row
+        // that fills each of its columns and more: that row's columns are the table's.
+        if (fresh.length > 1 && fillsUnder(run, r, columns, fresh, tol)) {
+          for (const f of fresh) columns.push(f.x0);
+          columns.sort(ascending);
+          run.push(r);
+          maxStep = Math.max(maxStep, step);
+          continue;
+        }
         if (fresh.length > 1 || (fresh.length === 1 && fresh[0] === r.fragments[0] && !headless)) break;
+        // A new column beside the first alone, under lines of one cell (a caption, a title),
+        // opens the next table ("cmsD50Z  0.8249", "Table 18", "V4 perceptual black", then
+        // "cmsPERCEPTUAL_BLACK_X  0.00336" at other x-positions).
+        if (fresh.length === 1 && r.fragments.length === 2 && columns.length >= 2 && prev.fragments.length === 1 && run.length > 1) break;
         if (fresh.length === 1) columns = [...columns, fresh[0].x0].sort(ascending);
         run.push(r);
         maxStep = Math.max(maxStep, step);
@@ -198,7 +379,7 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
       i++;
       continue;
     }
-    const table = alignedTable(rows, i, run, columns, columnOf, tol, skipRow, isMono);
+    const table = alignedTable(rows, i, run, columns, columnOf, tol, skipRow, isMono, origin);
     if (!table) {
       i++;
       continue;
@@ -212,6 +393,76 @@ export function findAlignedTables(fragments: Fragment[], bodySize: number, skipR
 // findAlignedTables' parts below are functions of their own so that V8 compiles each apart: as
 // one function (with these as closures inside it) TurboFan recompiled all of it, 50-90 ms a
 // time, whenever one site met a new map, and the closures' optimized code died with them.
+
+/**
+ * Whether fragment f of row r is the end of a justified line of the last column (at x `last`):
+ * close after the fragment before it, which starts at that column; ending within a few points
+ * of the column's right edge as the run's rows show it; and two of the column's lines above run
+ * past f's start.
+ */
+function stretchedLine(run: Row[], r: Row, f: Fragment, last: number, tol: number, columnOf: (x: number) => number): boolean {
+  const n = r.fragments.indexOf(f);
+  const before = r.fragments[n - 1];
+  if (!before || Math.abs(before.x0 - last) > tol || f.x0 - before.x1 > 2.5 * f.size || n !== r.fragments.length - 1) return false;
+  let right = -Infinity;
+  let past = 0;
+  const k = columnOf(last);
+  for (const row of run) {
+    for (const g of row.fragments) {
+      if (columnOf(g.x0) !== k) continue;
+      if (g.x1 > right) right = g.x1;
+      if (g.x0 < f.x0 - f.size && g.x1 > f.x0 + f.size) past++;
+    }
+  }
+  return past >= 2 && Math.abs(f.x1 - right) <= tol;
+}
+
+/**
+ * Whether every filled cell of a line goes on with the cell above it (see alignedTable): some
+ * column but the first is empty on the line and the last is not, the last is a column of
+ * paragraphs whose line above is filled, and in each filled column the cell above has a last
+ * line after which this line's first word would not have fitted within the column's widest
+ * line (or that line ends in a hyphen).
+ */
+function wrapsOn(cells: string[], firstIn: (Fragment | null)[], lastIn: (Fragment | null)[], colRight: number[], columns: number[]): boolean {
+  // Cells wrap where they run out of room, not all at once: a line filling every column but
+  // the first is a row under a first cell that spans it ("Debian  i386/amd64 ..." over
+  // "armel  wheezy  Johannes Ranke").
+  // The last column (a description) is one of them.
+  let empty = 0;
+  for (let k = 1; k < cells.length; k++) if (!cells[k]) empty++;
+  if (empty === 0 || !cells[cells.length - 1]) return false;
+  // A column of paragraphs: at least 8 font sizes wide, its line above filled to the edge
+  // (short values in narrow columns never seem to have room for the next word).
+  const k = cells.length - 1;
+  const above = lastIn[k];
+  if (!above || colRight[k] - columns[k] < 8 * above.size || above.x1 < colRight[k] - 2 * above.size) return false;
+  for (let k = 0; k < cells.length; k++) {
+    if (!cells[k]) continue;
+    const above = lastIn[k];
+    const f = firstIn[k];
+    if (!above || !f) return false;
+    if (/-$/.test(above.text.trim())) continue;
+    const text = f.text.trim();
+    const word = (text.split(/\s/)[0].length / Math.max(1, text.length)) * (f.x1 - f.x0);
+    if (above.x1 + 0.25 * f.size + word <= colRight[k] + 1) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether row r, second in the run, fills every column of the first row and adds the `fresh`
+ * ones between or after them (not left of the first: see `headless` for that).
+ */
+function fillsUnder(run: Row[], r: Row, columns: number[], fresh: Fragment[], tol: number): boolean {
+  if (run.length !== 1 || fresh[0] === r.fragments[0]) return false;
+  for (const c of columns) {
+    let hit = false;
+    for (const f of r.fragments) if (Math.abs(f.x0 - c) <= tol) hit = true;
+    if (!hit) return false;
+  }
+  return true;
+}
 
 /** For each column, whether it is a stray one (see findAlignedTables). */
 function strayColumns(columns: number[], run: Row[], columnOf: (x: number) => number): boolean[] {
@@ -266,7 +517,7 @@ function acceptRun(rows: Row[], i: number, run: Row[], full: Row[], columns: num
 }
 
 /** The table the run of rows at rows[i] makes under these columns, or null when too few of its cells are filled. */
-function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], columnOf: (x: number) => number, tol: number, skipRow: (row: Fragment[]) => boolean, isMono: (f: Fragment) => boolean): AlignedTable | null {
+function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], columnOf: (x: number) => number, tol: number, skipRow: (row: Fragment[]) => boolean, isMono: (f: Fragment) => boolean, origin: Map<Fragment, Fragment>): AlignedTable | null {
   // Rows: a full row starts one; a single fragment joins the row above in its column.
   const out: string[][] = [];
   const used: Fragment[] = [];
@@ -306,17 +557,42 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
   const lineStep = Math.min(...run.slice(1).map((r, n) => r.baseline - run[n].baseline));
   // The last line of the first column so far: where it ends, and whether it breaks a word.
   let firstEnd: Fragment | null = null;
+  // The index in run of that line.
+  let firstEndAt = -1;
+  // Where each column's text ends in the run (its widest line), and the last line of each cell
+  // of the row so far: a cell's next line goes on with it only if its first word did not fit.
+  const colRight: number[] = [];
+  for (let k = 0; k < columns.length; k++) colRight.push(-Infinity);
+  for (const r of run) {
+    for (const f of r.fragments) {
+      const k = Math.max(0, columnOf(f.x0));
+      if (f.x1 > colRight[k]) colRight[k] = f.x1;
+    }
+  }
+  let lastIn: (Fragment | null)[] = [];
   run.forEach((r, n) => {
     const cells = emptyCells(columns.length);
     let first: Fragment | null = null;
+    const firstIn: (Fragment | null)[] = [];
+    const endIn: (Fragment | null)[] = [];
+    for (let k = 0; k < columns.length; k++) {
+      firstIn.push(null);
+      endIn.push(null);
+    }
     for (const f of r.fragments) {
       const k = Math.max(0, columnOf(f.x0));
       cells[k] = cells[k] ? `${cells[k]} ${f.text}` : f.text;
       if (k === 0) first = f;
+      if (!firstIn[k]) firstIn[k] = f;
+      endIn[k] = f;
       used.push(f);
     }
     const lineAbove = firstEnd;
-    if (first) firstEnd = first;
+    const lineAboveAt = firstEndAt;
+    if (first) {
+      firstEnd = first;
+      firstEndAt = n;
+    }
     const filled = cells.filter(Boolean).length;
     if (out.length && filled === 1) {
       const k = cells.findIndex(Boolean);
@@ -325,6 +601,10 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
       // of its own: a term with no description ("Rdconv" over "Rd2txt  Convert Rd format
       // ..."), or one too long for the column, its description on the next line ("javareconf").
       const apart = k === 0 && n > 0 && r.baseline - run[n - 1].baseline > 1.3 * lineStep;
+      // So is one under a line with the first column empty: a first cell that wraps goes on on
+      // the very next line, so the one above had ended ("implicit", its remark empty, under
+      // "all driver options, e.g. pdftex" whose remark took a second line).
+      const ended = k === 0 && lineAboveAt >= 0 && lineAboveAt < n - 1;
       // So is one whose first word would have fitted on the first cell's line above, before
       // the next column (a cell that wraps breaks only where the next word does not fit): a
       // row whose description is empty ("tl_add" over "tl_add_many", then "tl_sub  Subtract ...").
@@ -340,12 +620,27 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
         return lineAbove.x1 + 0.35 * first.size + word < columns[1] - 0.5 * first.size;
       })();
       // Under a later column, or under the first when the row above has its first cell only partly set.
-      if (k > 0 || (last.slice(1).some(Boolean) && !apart && !fitted)) {
+      if (k > 0 || (last.slice(1).some(Boolean) && !apart && !ended && !fitted)) {
         last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
+        lastIn[k] = endIn[k];
         return;
       }
     }
+    // A line with its first column empty and several cells, each the next line of a cell of the
+    // row above that had no room for its first word, goes on with that row: cells of several
+    // columns wrapping together ("key value" / "list" beside "... setting the document" /
+    // "information."). A row of its own under it has room ("color links" over "(tex4ht, dviwindo)").
+    if (out.length && filled >= 2 && !cells[0] && n > 0 && r.baseline - run[n - 1].baseline <= 1.3 * lineStep && wrapsOn(cells, firstIn, lastIn, colRight, columns)) {
+      const last = out[out.length - 1];
+      for (let k = 0; k < cells.length; k++) {
+        if (!cells[k]) continue;
+        last[k] = last[k] ? `${last[k]} ${cells[k]}` : cells[k];
+        lastIn[k] = endIn[k];
+      }
+      return;
+    }
     out.push(cells);
+    lastIn = endIn;
   });
   // Columns nobody uses (a stray x-position) go.
   // (Loops and push, not callbacks made per call, V8 compiled again after every GC.)
@@ -367,6 +662,15 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
   let x1 = -Infinity;
   let top = Infinity;
   let bottom = -Infinity;
+  // The page's fragments the table took: a piece stands for the fragment it was cut from.
+  const taken: Fragment[] = [];
+  const seen = new Set<Fragment>();
+  for (const f of used) {
+    const whole = origin.get(f) ?? f;
+    if (seen.has(whole)) continue;
+    seen.add(whole);
+    taken.push(whole);
+  }
   for (const f of used) {
     x0 = Math.min(x0, f.x0);
     x1 = Math.max(x1, f.x1);
@@ -383,6 +687,6 @@ function alignedTable(rows: Row[], i: number, run: Row[], columns: number[], col
     bottom,
     rows: rowsOut,
     columns: keptColumns,
-    fragments: used,
+    fragments: taken,
   };
 }
