@@ -259,7 +259,6 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // per-call callbacks were compiled again after every GC (V8 recompile churn).
   const hs: Segment[] = [];
   const vs: Segment[] = [];
-  const hys: number[] = [];
   const vxs: number[] = [];
   let left = Infinity;
   let right = -Infinity;
@@ -269,7 +268,6 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
     const s = e.s;
     if (e.horizontal) {
       hs.push(s);
-      hys.push(s.y0);
       left = Math.min(left, s.x0);
       right = Math.max(right, s.x1);
     } else {
@@ -279,7 +277,11 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
       below = Math.max(below, s.y1);
     }
   }
-  let ys = cluster(hys, TOL);
+  // (Text underlines are no rules of the table: a word processor's underlined cell text, "JUUR-SK".)
+  const rulesH = tableRules(hs, runs);
+  const ruleYs: number[] = [];
+  for (const h of rulesH) ruleYs.push(h.y0);
+  let ys = cluster(ruleYs, TOL);
   let ruledXs = cluster(vxs, TOL);
   if (ys.length < 2 || ruledXs.length < 2) return null;
   // A grid open on a side ("{l|c|c|}" under a header row with no rule above it: a decision
@@ -289,7 +291,7 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // Only where every rule of the other direction reaches as far (the rules of a table are
   // of one length; the bars of a chart are not).
   const xs0 = ruledXs;
-  const allH = (f: (h: Segment) => boolean) => hs.every(f);
+  const allH = (f: (h: Segment) => boolean) => rulesH.every(f);
   const allV = (f: (v: Segment[]) => boolean) => xs0.every((x) => f(vs.filter((v) => Math.abs(v.x0 - x) <= TOL)));
   if (xs0.length >= 3 && left < xs0[0] - 10 && allH((h) => h.x0 <= left + TOL) && textIn(left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
   if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allH((h) => h.x1 >= right - TOL) && textIn(xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
@@ -299,6 +301,12 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   const inside: TextRun[] = [];
   for (const r of runs) if (inBox(r, box)) inside.push(r);
   if (!inside.length) return null;
+  // Rules reaching past the side column with no text there this time (a word processor's tree
+  // table whose top-level column is empty on the page a break carried its rows to): no column,
+  // but the table's box covers its rules (they are the table's, not a stack of rules of their
+  // own), and a part so cut joins the part before it at its place (pdf-md's continuation).
+  if (xs0.length >= 3 && left < box.x0 - 10 && allH((h) => h.x0 <= left + TOL)) box.x0 = left;
+  if (xs0.length >= 3 && right > box.x1 + 10 && allH((h) => h.x1 >= right - TOL)) box.x1 = right;
   // Columns the rules leave out ("|l|lr|": no rule between the last two) are still columns:
   // whitespace shared by every row of a ruled column parts it, as for tables without rules.
   // Only in a grid with an inner rule: a frame round a chart with its axis labels is no table.
@@ -358,6 +366,25 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // The rules' x-positions (each column's left rule, and the right one): a grid cut by a page
   // break is drawn again at the same positions on the next page, which joins the parts.
   return rows.length >= 1 && xs.length >= 3 ? { ...box, rows, columns: xs } : null;
+}
+
+/**
+ * The horizontal rules that are not text underlines: an underline sits just under a run's
+ * baseline (within a third of its size) and no wider than the runs of its line.
+ */
+function tableRules(hs: Segment[], runs: TextRun[]): Segment[] {
+  const out: Segment[] = [];
+  for (const s of hs) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const r of runs) {
+      if (s.y0 < r.baseline - 0.5 || s.y0 > r.baseline + 0.35 * r.size) continue;
+      lo = Math.min(lo, r.x0);
+      hi = Math.max(hi, r.x1);
+    }
+    if (!(s.x0 >= lo - 2 && s.x1 <= hi + 2)) out.push(s);
+  }
+  return out;
 }
 
 /** The band (between bounds[k] and bounds[k + 1]) that holds v; -2 past the last (a loop, not a callback made per call). */
