@@ -91,6 +91,13 @@ function shiftTable(t: Table, shift: number, width: number): Table {
   return { ...t, rows, ...(cells ? { cells } : {}) };
 }
 
+/** A row's cell texts without its empty cells, for comparing rows. */
+function rowTexts(row: string[]): string {
+  const texts: string[] = [];
+  for (const c of row) if (c) texts.push(c);
+  return texts.join('|');
+}
+
 const SENTENCE_ENDS = /[.!?:;]["”’)\]]*$/;
 
 /**
@@ -750,9 +757,10 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
         const prev = before.table;
         const next = shiftTable(part.table, shift, prev.rows[0]?.length ?? 0);
         // The rows the continuation repeats at its top (its header, and a title row over it)
-        // are dropped: as many of its first rows as are the table's first rows.
+        // are dropped: as many of its first rows as are the table's first rows (their texts:
+        // a header cell spanning columns may fall in another of them on the next page).
         let k = 0;
-        while (k < next.rows.length && k < prev.rows.length && next.rows[k].join('|') === prev.rows[k].join('|')) k++;
+        while (k < next.rows.length && k < prev.rows.length && rowTexts(next.rows[k]) === rowTexts(prev.rows[k])) k++;
         let rows = next.rows.slice(k);
         // Cells that span (either part's) are kept as drawn: the parts' cells one after the other.
         const asCells = (t: Table) => t.cells ?? t.rows.map((r) => r.map((text, col) => ({ text, col, colspan: 1, rowspan: 1 })));

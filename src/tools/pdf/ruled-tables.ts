@@ -234,6 +234,7 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
       if (ra !== rb && a.x1 - a.x0 > 10 && Math.abs(a.x0 - b.x0) <= TOL && Math.abs(a.x1 - b.x1) <= TOL && b.top - a.bottom >= 0 && b.top - a.bottom <= 4) parent[find(ra)] = find(rb);
     }
   }
+  joinHeaderRules(all, h.length, parent, runs);
   const groups = new Map<number, typeof all>();
   all.forEach((e, i) => {
     const root = find(i);
@@ -246,6 +247,65 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
     if (table) tables.push(table);
   }
   return tables;
+}
+
+/** The root of i in a union-find parent array (with path halving). */
+function rootOf(parent: number[], i: number): number {
+  while (parent[i] !== i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/**
+ * A word processor's header row drawn with a rule over it and none at its cells' sides (a
+ * shaded row whose vertical rules start under it, the row Word repeats on each page): its top
+ * rule meets no vertical rule, so it joins the grid under it when it is as long as the grid's
+ * rules (both ends), lies above the grid's top rule no further than the lines of text between
+ * and one line more, and no other rule is between.
+ */
+function joinHeaderRules(all: { s: Segment; horizontal: boolean }[], hCount: number, parent: number[], runs: TextRun[]): void {
+  // Each grid's horizontal extent and top, by root (grids: groups with a vertical rule).
+  const withVertical = new Set<number>();
+  for (let i = hCount; i < all.length; i++) withVertical.add(rootOf(parent, i));
+  const extent = new Map<number, { x0: number; x1: number; top: number }>();
+  for (let i = 0; i < hCount; i++) {
+    const root = rootOf(parent, i);
+    if (!withVertical.has(root)) continue;
+    const s = all[i].s;
+    const e = extent.get(root);
+    if (!e) extent.set(root, { x0: s.x0, x1: s.x1, top: s.y0 });
+    else {
+      e.x0 = Math.min(e.x0, s.x0);
+      e.x1 = Math.max(e.x1, s.x1);
+      e.top = Math.min(e.top, s.y0);
+    }
+  }
+  for (let i = 0; i < hCount; i++) {
+    const s = all[i].s;
+    if (withVertical.has(rootOf(parent, i))) continue;
+    for (const [root, e] of extent) {
+      if (Math.abs(s.x0 - e.x0) > TOL || Math.abs(s.x1 - e.x1) > TOL || s.y0 >= e.top - TOL) continue;
+      let size = 0;
+      const baselines: number[] = [];
+      for (const r of runs) {
+        const cy = r.baseline - r.size * 0.3;
+        if (cy > s.y0 && cy < e.top && (r.x0 + r.x1) / 2 > e.x0 && (r.x0 + r.x1) / 2 < e.x1) {
+          size = Math.max(size, r.size);
+          baselines.push(r.baseline);
+        }
+      }
+      // (No taller than its lines and a line's padding: a running header's rule over a table
+      // at the top of a page is further up, with the page's first lines between.)
+      if (!baselines.length || e.top - s.y0 > (cluster(baselines, 0.35 * size).length + 1) * 1.3 * size) continue;
+      let ruleBetween = false;
+      for (let j = 0; j < hCount && !ruleBetween; j++) {
+        const o = all[j].s;
+        ruleBetween = j !== i && o.y0 > s.y0 + TOL && o.y0 < e.top - TOL && o.x0 < e.x1 && o.x1 > e.x0;
+      }
+      if (ruleBetween) continue;
+      parent[rootOf(parent, i)] = root;
+      break;
+    }
+  }
 }
 
 /**
@@ -331,7 +391,7 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
     const col = bandIndex(xs, cx);
     if (row >= 0 && col >= 0) cells[row][col].push(r);
   }
-  const spanned = spansOf(group, xs, ys, unruled, between);
+  const spanned = spansOf(group, xs, ys, unruled, between, headerCuts(vs, xs, ys, inside));
   if (spanned) {
     const grid = spanned.map((row) => row.map((c) => ({ ...c, text: cellText(c.members.flatMap(([r, k]) => cells[r][k])) })));
     // Rows that hold no text at all (padding between rules) go, and their cells with them.
@@ -478,17 +538,35 @@ function unruledBounds(ruledXs: number[], runs: TextRun[]): number[] {
 }
 
 /**
+ * The column bounds that part the cells of a header row drawn with no rules at its sides
+ * (joinHeaderRules: its top rule meets no vertical rule): those no text of the row crosses.
+ */
+function headerCuts(vs: Segment[], xs: number[], ys: number[], inside: TextRun[]): number[] {
+  for (const v of vs) if (v.y0 <= ys[0] + TOL) return [];
+  const out: number[] = [];
+  for (let k = 1; k + 1 < xs.length; k++) {
+    let crossed = false;
+    for (const r of inside) {
+      const cy = r.baseline - r.size * 0.3;
+      if (cy > ys[0] && cy < ys[1] && r.x0 < xs[k] - 1 && r.x1 > xs[k] + 1) crossed = true;
+    }
+    if (!crossed) out.push(xs[k]);
+  }
+  return out;
+}
+
+/**
  * The grid's cells joined where the rule between two of them is missing: a cell spanning
  * columns has no vertical rule through its middle, one spanning rows no horizontal rule.
  * Null when every grid cell is closed (a plain table), or when the joined shapes are not
  * rectangles (rules that only partly frame the text: no cell structure to trust).
  */
-function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys: number[], unruled: number[], between: number[] = []) {
+function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys: number[], unruled: number[], between: number[] = [], headCuts: number[] = []) {
   const rowsN = ys.length - 1;
   const colsN = xs.length - 1;
   const vertical = group.filter((e) => !e.horizontal).map((e) => e.s);
   const horizontal = group.filter((e) => e.horizontal).map((e) => e.s);
-  const ruledV = (x: number, y: number) => unruled.includes(x) || vertical.some((s) => Math.abs(s.x0 - x) <= TOL && s.y0 <= y && s.y1 >= y);
+  const ruledV = (x: number, y: number) => unruled.includes(x) || (y < ys[1] && headCuts.includes(x)) || vertical.some((s) => Math.abs(s.x0 - x) <= TOL && s.y0 <= y && s.y1 >= y);
   const ruledH = (y: number, x: number) => between.includes(y) || horizontal.some((s) => Math.abs(s.y0 - y) <= TOL && s.x0 <= x && s.x1 >= x);
   const id = (r: number, k: number) => r * colsN + k;
   const parent = Array.from({ length: rowsN * colsN }, (_, i) => i);
