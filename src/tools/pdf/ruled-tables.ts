@@ -343,6 +343,11 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   for (const h of rulesH) ruleYs.push(h.y0);
   let ys = cluster(ruleYs, TOL);
   let ruledXs = cluster(vxs, TOL);
+  const one = ruledXs.length === 1 ? oneRuleColumns(ruledXs[0], vs, rulesH, ys, runs) : null;
+  if (one) {
+    ruledXs = one.xs;
+    ys = one.ys;
+  }
   if (ys.length < 2 || ruledXs.length < 2) return null;
   // A grid open on a side ("{l|c|c|}" under a header row with no rule above it: a decision
   // table's corner left blank): horizontal rules reaching past the first vertical one, or
@@ -370,12 +375,16 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // Columns the rules leave out ("|l|lr|": no rule between the last two) are still columns:
   // whitespace shared by every row of a ruled column parts it, as for tables without rules.
   // Only in a grid with an inner rule: a frame round a chart with its axis labels is no table.
-  const unruled = ruledXs.length >= 3 ? unruledBounds(ruledXs, inside) : [];
+  // (Not in a word processor's two-column table, one == null: its rules are drawn, and a gap
+  // inside a cell is a list's indent after its dash.)
+  const unruled = ruledXs.length >= 3 && !one ? unruledBounds(ruledXs, inside) : [];
   const xs = [...ruledXs, ...unruled].sort(ascending);
   // Rows without a rule between them (a tabular with \hline only round its header and its
   // end): a band between two rules whose every line has text in the same columns, two or
   // more of them, holds a row per line, not one cell of several lines per column.
-  const between = bandLines(ys, xs, inside);
+  // (Not in a word processor's two-column table: it rules between its rows, and the lines of a
+  // band are its cells' lines, "PKCS11/CNG/" / "PKCS12".)
+  const between = one ? [] : bandLines(ys, xs, inside);
   if (between.length) ys = [...ys, ...between].sort(ascending);
   // (Loops and push, not .map/.findIndex callbacks made per call: V8 recompile churn.)
   const cells: TextRun[][][] = [];
@@ -426,6 +435,46 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // The rules' x-positions (each column's left rule, and the right one): a grid cut by a page
   // break is drawn again at the same positions on the next page, which joins the parts.
   return rows.length >= 1 && xs.length >= 3 ? { ...box, rows, columns: xs } : null;
+}
+
+/**
+ * A word processor's two-column table ruled between its rows, with one vertical rule between
+ * the columns and none at its sides (a "feature | values" or "parameter | meaning" table): the
+ * column bounds (the rows' rules' ends and the rule) and row bounds (a header row above the
+ * first rule, as far as the vertical rule rises, and a last row below the last, as far as it
+ * falls), or null. Only where every row rule is of one length reaching past the vertical one
+ * on both sides, with text on both sides of it.
+ */
+function oneRuleColumns(x: number, vs: Segment[], rulesH: Segment[], ys: number[], runs: TextRun[]): { xs: number[]; ys: number[] } | null {
+  if (rulesH.length < 2 || ys.length < 2) return null;
+  const left = rulesH[0].x0;
+  const right = rulesH[0].x1;
+  for (const h of rulesH) if (Math.abs(h.x0 - left) > TOL || Math.abs(h.x1 - right) > TOL) return null;
+  if (x - left < 10 || right - x < 10) return null;
+  let above = Infinity;
+  let below = -Infinity;
+  for (const v of vs) {
+    above = Math.min(above, v.y0);
+    below = Math.max(below, v.y1);
+  }
+  let top = ys[0];
+  let bottom = ys[ys.length - 1];
+  if (above < top - 5) top = above;
+  if (below > bottom + 5) bottom = below;
+  let leftText = false;
+  let rightText = false;
+  for (const r of runs) {
+    const cy = r.baseline - r.size * 0.3;
+    if (cy <= top || cy >= bottom) continue;
+    const cx = (r.x0 + r.x1) / 2;
+    if (cx > left && cx < x) leftText = true;
+    else if (cx > x && cx < right) rightText = true;
+  }
+  if (!leftText || !rightText) return null;
+  const out = [...ys];
+  if (top < ys[0]) out.unshift(top);
+  if (bottom > ys[ys.length - 1]) out.push(bottom);
+  return { xs: [left, x, right], ys: out };
 }
 
 /**
