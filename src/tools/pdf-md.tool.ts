@@ -223,7 +223,8 @@ const SUSPENDED_BEFORE = new Set(['and', 'or', 'nor', 'to', 'as', 'und', 'oder',
  * words), unless the next word is a conjunction of a suspended compound ("pre- and post-").
  * A narrow cell also breaks its lines after a hyphen that follows a digit ("24:00:00-" /
  * "1559", a time with its offset), after a dash set close to a word ("Certificate–" /
- * "based") and after a slash ("PKCS11/CNG/" / "PKCS12"): these stay, with no space.
+ * "based"), after a slash ("PKCS11/CNG/" / "PKCS12") and before a digit ("18-Mar-" / "2024"):
+ * these stay, with no space.
  */
 export function healCellText(text: string, vocab: Vocabulary): string {
   if (!text.includes('- ') && !text.includes('– ') && !text.includes('— ') && !text.includes('/ ')) return text;
@@ -232,7 +233,7 @@ export function healCellText(text: string, vocab: Vocabulary): string {
   for (let i = 0; i < tokens.length; i++) {
     let tok = tokens[i];
     while (i + 1 < tokens.length && /[\p{L}\p{N}][-–—/]$/u.test(tok) && tokens[i + 1] && !SUSPENDED_BEFORE.has(tokens[i + 1].toLowerCase())) {
-      if (!/\p{L}-$/u.test(tok)) {
+      if (!/\p{L}-$/u.test(tok) || /^\p{N}/u.test(tokens[i + 1])) {
         tok += tokens[++i];
         continue;
       }

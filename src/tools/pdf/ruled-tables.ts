@@ -543,7 +543,10 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
       const own = new Set(sets[0].split(','));
       if (starts.filter(Boolean).length < 2 || lines.some((l, n) => (starts[n] ? sets[n] !== sets[0] : sets[n].split(',').some((k) => !own.has(k))))) continue;
       const lower = (l: TextRun[], n: number) => sets[n].split(',').every((k) => /^[\p{Ll}(]/u.test(text(l, Number(k))));
-      if (lines.some((l, n) => n > 0 && starts[n] && (lower(l, n) || /[,-]$/.test(text(lines[n - 1], first))))) continue;
+      // (Nor under a line with a word broken at a hyphen or dash in any of its cells: "Solar–" /
+      // "rechargeable pack" beside "Portable", a word processor's cell of two paragraphs.)
+      const broken = (n: number) => sets[n].split(',').some((k) => /\p{L}[-–—]$/u.test(text(lines[n], Number(k))));
+      if (lines.some((l, n) => n > 0 && starts[n] && (lower(l, n) || /[,-]$/.test(text(lines[n - 1], first)) || broken(n - 1)))) continue;
       for (let n = 1; n < lines.length; n++) {
         if (!starts[n]) continue;
         const top = Math.min(...lines[n].map((r) => r.baseline - r.size * 0.8));
@@ -553,7 +556,7 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
       continue;
     }
     const cols = sets[0].split(',').map(Number);
-    if (lines.some((l, n) => n > 0 && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,-]$/.test(text(lines[n - 1], k))))) continue;
+    if (lines.some((l, n) => n > 0 && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,\-–—]$/u.test(text(lines[n - 1], k))))) continue;
     for (let n = 1; n < lines.length; n++) {
       const top = Math.min(...lines[n].map((r) => r.baseline - r.size * 0.8));
       const bottom = Math.max(...lines[n - 1].map((r) => r.baseline));
