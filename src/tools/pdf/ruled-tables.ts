@@ -362,6 +362,10 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allH((h) => h.x1 >= right - TOL) && textIn(xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
   if (xs0.length >= 3 && above < ys[0] - 5 && allV((v) => v.some((s) => s.y0 <= above + TOL)) && textIn(xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
   if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allV((v) => v.some((s) => s.y1 >= below - TOL)) && textIn(xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
+  // A header row drawn as shading only, no rule over it (Word's repeated header row): its line
+  // sits right on the grid's top rule, its cells standing apart at the column bounds.
+  const headTop = shadedHeaderTop(ys[0], ruledXs, Math.min(left, ruledXs[0]), Math.max(right, ruledXs[ruledXs.length - 1]), runs);
+  if (headTop !== null) ys = [headTop, ...ys];
   const box = { x0: ruledXs[0], x1: ruledXs[ruledXs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
   const inside: TextRun[] = [];
   for (const r of runs) if (inBox(r, box)) inside.push(r);
@@ -435,6 +439,53 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // The rules' x-positions (each column's left rule, and the right one): a grid cut by a page
   // break is drawn again at the same positions on the next page, which joins the parts.
   return rows.length >= 1 && xs.length >= 3 ? { ...box, rows, columns: xs } : null;
+}
+
+/**
+ * The top of a header row set right on a grid's top rule with no rule over it (its shading is
+ * no rule): one line whose baseline is within a font size of the rule, within the grid's
+ * width, with no other text less than two lines above the rule, in two or more pieces whose
+ * every gap (wider than a word space) holds a column bound or is two font sizes wide. Null when there is none
+ * (a caption or a paragraph over the table reads on across the bounds).
+ */
+function shadedHeaderTop(top: number, xs: number[], x0: number, x1: number, runs: TextRun[]): number | null {
+  const line: TextRun[] = [];
+  let size = 0;
+  for (const r of runs) {
+    if (r.baseline >= top || r.baseline < top - 2 * r.size || r.x1 < x0 - 2 * r.size || r.x0 > x1 + 2 * r.size) continue;
+    // (Text of the line reaching out of the grid: a running header over a table at the top of
+    // a page, not a row of it. Marks with no letter or digit, arrows over columns, are no cells.)
+    if (r.x0 < x0 - 1 || r.x1 > x1 + 1) return null;
+    if (!/[\p{L}\p{N}]/u.test(r.text) && r.text.trim()) return null;
+    line.push(r);
+    size = Math.max(size, r.size);
+  }
+  if (line.length < 2) return null;
+  line.sort(byX0);
+  let baseline = -Infinity;
+  for (const r of line) baseline = Math.max(baseline, r.baseline);
+  for (const r of line) {
+    // One line only, just over the rule.
+    if (Math.abs(r.baseline - baseline) > 0.35 * size) return null;
+  }
+  if (top - baseline > size) return null;
+  let pieces = 1;
+  let reach = line[0].x1;
+  for (let i = 1; i < line.length; i++) {
+    const r = line[i];
+    if (r.x0 - reach > 0.5 * size) {
+      // (Or two font sizes wide: a column the rules leave out of the header's grid.)
+      let bound = r.x0 - reach >= 2 * size;
+      for (const x of xs) if (x > reach && x < r.x0) bound = true;
+      if (!bound) return null;
+      pieces++;
+    }
+    reach = Math.max(reach, r.x1);
+  }
+  if (pieces < 2) return null;
+  let head = Infinity;
+  for (const r of line) head = Math.min(head, r.baseline - r.size);
+  return head - 2;
 }
 
 /**
