@@ -367,6 +367,13 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   const headTop = shadedHeaderTop(ys[0], ruledXs, Math.min(left, ruledXs[0]), Math.max(right, ruledXs[ruledXs.length - 1]), runs);
   if (headTop !== null) ys = [headTop, ...ys];
   const box = { x0: ruledXs[0], x1: ruledXs[ruledXs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
+  // A frame round cells drawn apart (CSS border-collapse: separate, as Chromium prints DocBook's
+  // tables) stands a point or two outside the cells' own rules, in the same cluster: the box
+  // reaches it, so the frame's rules are the table's, not a stack of rules making a second one.
+  for (const x of vxs) {
+    if (x < box.x0 && box.x0 - x <= TOL) box.x0 = x;
+    if (x > box.x1 && x - box.x1 <= TOL) box.x1 = x;
+  }
   const inside: TextRun[] = [];
   for (const r of runs) if (inBox(r, box)) inside.push(r);
   if (!inside.length) return null;
