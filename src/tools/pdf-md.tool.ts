@@ -557,7 +557,8 @@ interface RenderContext {
   codeWanted: boolean;
   outline: HeadingOutline | null;
   headingSizes: number[];
-  push: (part: Part, pageStart: string | null) => void;
+  /** pageStart: the page's anchor (null when anchors are off); newPage: the part is its page's first. */
+  push: (part: Part, pageStart: string | null, newPage: boolean) => void;
   isToc: (b: Block) => boolean;
   segmentsOf: (b: Block) => Block[];
   headingLevel: (seg: Block, it: { bold: boolean; note?: boolean }, page: number) => number | null;
@@ -574,9 +575,12 @@ function renderPage(ctx: RenderContext, items: PageItem[] | null, pageNumber: nu
     return;
   }
   let pageStart: string | null = ctx.anchors ? `<!-- page ${pageNumber} -->` : null;
+  // (Apart from the anchor: without anchors a table cut by the page break is still joined.)
+  let newPage = true;
   const emit = (part: Part) => {
-    ctx.push(part, pageStart);
+    ctx.push(part, pageStart, newPage);
     pageStart = null;
+    newPage = false;
   };
   let code: Fragment[] = [];
   let toc: Fragment[] = [];
@@ -731,7 +735,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   };
 
   const out: Part[] = [];
-  const push = (part: Part, pageStart: string | null) => {
+  const push = (part: Part, pageStart: string | null, newPage: boolean) => {
     // Footnotes stand after their page's text: a paragraph that goes on past them joins the
     // paragraph before them.
     let prev = out[out.length - 1];
@@ -751,7 +755,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       return;
     }
     // A table cut by a page break stays one table.
-    if (part.kind === 'table' && part.table && pageStart) {
+    if (part.kind === 'table' && part.table && newPage) {
       const before = out.findLast((p) => p.kind !== 'note');
       const shift = before?.kind === 'table' && before.table ? continuationShift(before.table, part.table) : null;
       if (before?.table && shift !== null) {
@@ -781,7 +785,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
         const cells = prevCells && nextCells ? [...prevCells, ...nextCells] : undefined;
         before.table = { ...prev, rows: [...prevRows, ...rows], bottom: next.bottom, ...(cells ? { cells } : {}) };
         before.md = renderTable(before.table);
-        out.push({ md: pageStart, kind: 'other' });
+        if (pageStart) out.push({ md: pageStart, kind: 'other' });
         return;
       }
     }
