@@ -367,8 +367,8 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   const headTop = shadedHeaderTop(ys[0], ruledXs, Math.min(left, ruledXs[0]), Math.max(right, ruledXs[ruledXs.length - 1]), runs);
   if (headTop !== null) ys = [headTop, ...ys];
   const box = { x0: ruledXs[0], x1: ruledXs[ruledXs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
-  // A frame round cells drawn apart (CSS border-collapse: separate, as Chromium prints DocBook's
-  // tables) stands a point or two outside the cells' own rules, in the same cluster: the box
+  // A frame round cells drawn apart (HTML's border attribute, as DocBook writes its tables and
+  // Chromium prints them) stands a point or two outside the cells' own rules, in the same cluster: the box
   // reaches it, so the frame's rules are the table's, not a stack of rules making a second one.
   for (const x of vxs) {
     if (x < box.x0 && box.x0 - x <= TOL) box.x0 = x;
@@ -386,7 +386,7 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // Columns the rules leave out ("|l|lr|": no rule between the last two) are still columns:
   // whitespace shared by every row of a ruled column parts it, as for tables without rules.
   // Only in a grid with an inner rule: a frame round a chart with its axis labels is no table.
-  // (Not in a word processor's two-column table, one == null: its rules are drawn, and a gap
+  // (Not in a word processor's two-column table, `one`: its rules are drawn, and a gap
   // inside a cell is a list's indent after its dash.)
   const unruled = ruledXs.length >= 3 && !one ? unruledBounds(ruledXs, inside) : [];
   const xs = [...ruledXs, ...unruled].sort(ascending);
