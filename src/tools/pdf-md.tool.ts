@@ -53,14 +53,91 @@ interface Part {
  * cut by the page break, its columns at the same offsets from its first (a ruled table's bounds,
  * both sides too, at the same places: word processors and Asciidoctor draw a table's
  * continuation with the same rules, with or without its header row again). Its first row is
- * then a body row, unless it repeats the header.
+ * then a body row, unless it repeats the header. The answer is how many of prev's columns come
+ * before next's first (null: no continuation): a word processor's tree table whose top-level
+ * column is empty on the next page has its rules reaching over that column but no column there,
+ * so next's columns are prev's last ones, at the same offsets from the rules' left end.
  */
-function continuesTable(prev: Table, next: Table): boolean {
+function continuationShift(prev: Table, next: Table): number | null {
   const a = prev.columns;
   const b = next.columns;
-  if (!a || !b || a.length !== b.length) return false;
-  if (prev.rows[0]?.length !== next.rows[0]?.length) return false;
-  return a.every((x, k) => Math.abs(x - a[0] - (b[k] - b[0])) <= 3);
+  if (!a || !b) return null;
+  if (a.length === b.length) {
+    if (prev.rows[0]?.length !== next.rows[0]?.length) return null;
+    return a.every((x, k) => Math.abs(x - a[0] - (b[k] - b[0])) <= 3) ? 0 : null;
+  }
+  // (Only a ruled part whose box reaches left of its first column: its rules go on there.)
+  if (b.length > a.length || b[0] - next.x0 < 10 || Math.abs(a[0] - prev.x0) > 3) return null;
+  for (let k = 1; k + b.length <= a.length; k++) {
+    let fits = true;
+    for (let j = 0; j < b.length && fits; j++) fits = Math.abs(a[k + j] - a[0] - (b[j] - next.x0)) <= 3;
+    if (fits && (k + b.length === a.length || Math.abs(a[a.length - 1] - a[0] - (next.x1 - next.x0)) <= 3)) return k;
+  }
+  return null;
+}
+
+/** A table's rows and cells moved `shift` columns right and padded to `width` columns (see continuationShift). */
+function shiftTable(t: Table, shift: number, width: number): Table {
+  if (!shift && t.rows.every((r) => r.length === width)) return t;
+  const rows: string[][] = [];
+  for (const r of t.rows) {
+    const row: string[] = [];
+    for (let k = 0; k < shift; k++) row.push('');
+    row.push(...r);
+    while (row.length < width) row.push('');
+    rows.push(row);
+  }
+  const cells = t.cells?.map((row) => row.map((c) => ({ ...c, col: c.col + shift })));
+  return { ...t, rows, ...(cells ? { cells } : {}) };
+}
+
+/** A row's cell texts without its empty cells, for comparing rows. */
+function rowTexts(row: string[]): string {
+  const texts: string[] = [];
+  for (const c of row) if (c) texts.push(c);
+  return texts.join('|');
+}
+
+const SENTENCE_ENDS = /[.!?:;]["”’)\]]*$/;
+
+/**
+ * Whether a continuation's first row is the rest of the row the page break cut (a word
+ * processor lets a row break across pages and draws no rule at the cut): every cell it fills
+ * is one the cut row filled too, and either a column that every other row of both parts fills
+ * (the rows' names) is empty in it, or each of its cells reads on from the cell above (no
+ * sentence end there, and a hyphen, dash or comma there or a lower-case letter or digit here:
+ * "18-Mar-" / "2024", "Digi-ID" / "and Mobile-IDs"), one of them broken after a hyphen, dash
+ * or comma.
+ */
+function restOfCutRow(prevRows: string[][], nextRows: string[][]): boolean {
+  const last = prevRows[prevRows.length - 1];
+  const first = nextRows[0];
+  if (!last || !first || last.length !== first.length) return false;
+  let filled = 0;
+  for (let k = 0; k < first.length; k++) {
+    if (!first[k]) continue;
+    if (!last[k]) return false;
+    filled++;
+  }
+  if (!filled) return false;
+  for (let k = 0; k < first.length; k++) {
+    if (first[k] || !last[k]) continue;
+    let always = true;
+    for (let r = 0; r < prevRows.length && always; r++) always = prevRows[r][k] !== '';
+    for (let r = 1; r < nextRows.length && always; r++) always = nextRows[r][k] !== '';
+    if (always) return true;
+  }
+  let broken = false;
+  for (let k = 0; k < first.length; k++) {
+    if (!first[k]) continue;
+    if (SENTENCE_ENDS.test(last[k])) return false;
+    const open = /[-‐–—,]$/u.test(last[k]);
+    if (!open && !/^[\p{Ll}\p{N}]/u.test(first[k])) return false;
+    if (open) broken = true;
+  }
+  // (At least one cell broken at a hyphen, dash or comma: rows of names and lower-case values
+  // cut between two rows read on as well, "Gamma | identity, inverse, log" / "inverse.gaussian".)
+  return broken;
 }
 
 /** A page's anchor as pdf-md writes it, alone. */
@@ -147,14 +224,22 @@ const SUSPENDED_BEFORE = new Set(['and', 'or', 'nor', 'to', 'as', 'und', 'oder',
  * "excep- tions" (TeX) or "in- game" (a compound of a document that does not hyphenate): each
  * "word- word" is joined as running text would be (flow-text's rules, with the document's
  * words), unless the next word is a conjunction of a suspended compound ("pre- and post-").
+ * A narrow cell also breaks its lines after a hyphen that follows a digit ("24:00:00-" /
+ * "1559", a time with its offset), after a dash set close to a word ("Certificate–" /
+ * "based"), after a slash ("PKCS11/CNG/" / "PKCS12") and before a digit ("18-Mar-" / "2024"):
+ * these stay, with no space.
  */
 export function healCellText(text: string, vocab: Vocabulary): string {
-  if (!text.includes('- ')) return text;
+  if (!text.includes('- ') && !text.includes('– ') && !text.includes('— ') && !text.includes('/ ')) return text;
   const tokens = text.split(' ');
   const out: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
     let tok = tokens[i];
-    while (i + 1 < tokens.length && /\p{L}-$/u.test(tok) && !SUSPENDED_BEFORE.has(tokens[i + 1].toLowerCase())) {
+    while (i + 1 < tokens.length && /[\p{L}\p{N}][-–—/]$/u.test(tok) && tokens[i + 1] && !SUSPENDED_BEFORE.has(tokens[i + 1].toLowerCase())) {
+      if (!/\p{L}-$/u.test(tok) || /^\p{N}/u.test(tokens[i + 1])) {
+        tok += tokens[++i];
+        continue;
+      }
       const joined = joinLines([tok, tokens[i + 1]], vocab);
       if (joined.includes(' ')) break;
       tok = joined;
@@ -519,7 +604,8 @@ interface RenderContext {
   codeWanted: boolean;
   outline: HeadingOutline | null;
   headingSizes: number[];
-  push: (part: Part, pageStart: string | null) => void;
+  /** pageStart: the page's anchor (null when anchors are off); newPage: the part is its page's first. */
+  push: (part: Part, pageStart: string | null, newPage: boolean) => void;
   isToc: (b: Block) => boolean;
   segmentsOf: (b: Block) => Block[];
   headingLevel: (seg: Block, it: { bold: boolean; note?: boolean }, page: number) => number | null;
@@ -536,9 +622,12 @@ function renderPage(ctx: RenderContext, items: PageItem[] | null, pageNumber: nu
     return;
   }
   let pageStart: string | null = ctx.anchors ? `<!-- page ${pageNumber} -->` : null;
+  // (Apart from the anchor: without anchors a table cut by the page break is still joined.)
+  let newPage = true;
   const emit = (part: Part) => {
-    ctx.push(part, pageStart);
+    ctx.push(part, pageStart, newPage);
     pageStart = null;
+    newPage = false;
   };
   let code: Fragment[] = [];
   let toc: Fragment[] = [];
@@ -593,6 +682,28 @@ function renderPage(ctx: RenderContext, items: PageItem[] | null, pageNumber: nu
   flushCode();
   flushToc();
   if (pageStart) ctx.out.push({ md: pageStart, kind: 'other' });
+}
+
+/**
+ * The table's last row completed by the rest of it the page break carried over (restOfCutRow):
+ * each cell's two parts joined as the lines of a cell are. Null when a cell the rest fills
+ * is not one of the last row's own (it spans from a row above, or over several columns).
+ */
+function completeCutRow(rows: string[][], rest: string[], cells: GridCell[][] | undefined, restCells: GridCell[] | undefined, vocab: Vocabulary): { rows: string[][]; cells?: GridCell[][] } | null {
+  const last = rows[rows.length - 1];
+  const joined: string[] = [];
+  for (let k = 0; k < last.length; k++) joined.push(rest[k] ? healCellText(`${last[k]} ${rest[k]}`, vocab) : last[k]);
+  if (!cells) return { rows: [...rows.slice(0, -1), joined] };
+  const lastCells = cells[cells.length - 1];
+  const merged: GridCell[] = [];
+  for (const c of lastCells) merged.push({ ...c });
+  for (const c of restCells ?? []) {
+    if (!c.text) continue;
+    const into = merged.find((m) => m.col === c.col && m.colspan === c.colspan && m.rowspan === 1);
+    if (!into || c.rowspan !== 1) return null;
+    into.text = healCellText(`${into.text} ${c.text}`, vocab);
+  }
+  return { rows: [...rows.slice(0, -1), joined], cells: [...cells.slice(0, -1), merged] };
 }
 
 export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: PdfMdOptions = {}): Promise<PdfMdResult> {
@@ -683,7 +794,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   };
 
   const out: Part[] = [];
-  const push = (part: Part, pageStart: string | null) => {
+  const push = (part: Part, pageStart: string | null, newPage: boolean) => {
     // Footnotes stand after their page's text: a paragraph that goes on past them joins the
     // paragraph before them.
     let prev = out[out.length - 1];
@@ -719,23 +830,38 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       }
     }
     // A table cut by a page break stays one table.
-    if (part.kind === 'table' && part.table && pageStart) {
+    if (part.kind === 'table' && part.table && newPage) {
       // (Past the anchors of pages the table filled whole: a table over three pages and more.)
       const before = out.findLast((p) => p.kind !== 'note' && !(p.kind === 'other' && PAGE_ANCHOR.test(p.md)));
-      if (before?.kind === 'table' && before.table && continuesTable(before.table, part.table)) {
+      const shift = before?.kind === 'table' && before.table ? continuationShift(before.table, part.table) : null;
+      if (before?.table && shift !== null) {
         const prev = before.table;
-        const next = part.table;
+        const next = shiftTable(part.table, shift, prev.rows[0]?.length ?? 0);
         // The rows the continuation repeats at its top (its header, and a title row over it)
-        // are dropped: as many of its first rows as are the table's first rows.
+        // are dropped: as many of its first rows as are the table's first rows (their texts:
+        // a header cell spanning columns may fall in another of them on the next page).
         let k = 0;
-        while (k < next.rows.length && k < prev.rows.length && next.rows[k].join('|') === prev.rows[k].join('|')) k++;
-        const rows = next.rows.slice(k);
+        while (k < next.rows.length && k < prev.rows.length && rowTexts(next.rows[k]) === rowTexts(prev.rows[k])) k++;
+        let rows = next.rows.slice(k);
         // Cells that span (either part's) are kept as drawn: the parts' cells one after the other.
         const asCells = (t: Table) => t.cells ?? t.rows.map((r) => r.map((text, col) => ({ text, col, colspan: 1, rowspan: 1 })));
-        const cells = prev.cells || next.cells ? [...asCells(prev), ...asCells(next).slice(k)] : undefined;
-        before.table = { ...prev, rows: [...prev.rows, ...rows], bottom: next.bottom, ...(cells ? { cells } : {}) };
+        let prevRows = prev.rows;
+        let prevCells = prev.cells || next.cells ? asCells(prev) : undefined;
+        let nextCells = prevCells ? asCells(next).slice(k) : undefined;
+        // A row the break cut in two is one row again: its rest completes it, cell by cell.
+        if (restOfCutRow(prev.rows, rows)) {
+          const cut = completeCutRow(prevRows, rows[0], prevCells, nextCells?.[0], vocab);
+          if (cut) {
+            prevRows = cut.rows;
+            prevCells = cut.cells;
+            rows = rows.slice(1);
+            nextCells = nextCells?.slice(1);
+          }
+        }
+        const cells = prevCells && nextCells ? [...prevCells, ...nextCells] : undefined;
+        before.table = { ...prev, rows: [...prevRows, ...rows], bottom: next.bottom, ...(cells ? { cells } : {}) };
         before.md = renderTable(before.table);
-        out.push({ md: pageStart, kind: 'other' });
+        if (pageStart) out.push({ md: pageStart, kind: 'other' });
         return;
       }
     }

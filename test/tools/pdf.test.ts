@@ -4,6 +4,7 @@
  * The tools run in this thread through runTool (the pool has its own suite).
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { AppError } from '../../src/http/app-error.ts';
 import { createOcrEngine } from '../../src/tools/invoice/ocr-engine.ts';
@@ -115,6 +116,23 @@ describe('pdf-md', () => {
     try {
       const plain = await pdfMd(pdf, undefined, { pageAnchors: false });
       assert.equal(plain.markdown, 'Text before the scan\n\n<!-- page 2: no text layer (image-only or unreadable page) -->\n\nText after the scan\n');
+    } finally {
+      pdf.destroy();
+    }
+  });
+
+  it('joins a table a page break cut, its cut row whole, with page anchors or without', async () => {
+    // wp-split-rows.pdf (LibreOffice, written for the tests): the alarms table's third row runs
+    // over the page 3/4 break, under the header row repeated on page 4.
+    const bytes = new Uint8Array(readFileSync(new URL('../fixtures/quality/wp-split-rows.pdf', import.meta.url)));
+    const row = '| 3 | WARNING | W-TANK-LOW | The tank level fell under the reserve mark. Only zones marked as essential are still watered, each for half of its usual time, until the level rises again above the mark set for refilling. |';
+    const pdf = await openPdf(bytes);
+    try {
+      for (const pageAnchors of [true, false]) {
+        const { markdown } = await pdfMd(pdf, undefined, { pageAnchors });
+        assert.ok(markdown.includes(row), `the cut row whole (pageAnchors ${pageAnchors})`);
+        assert.equal(markdown.split('| Level | Name | Code | Meaning |').length, 2, `the repeated header once (pageAnchors ${pageAnchors})`);
+      }
     } finally {
       pdf.destroy();
     }

@@ -234,6 +234,7 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
       if (ra !== rb && a.x1 - a.x0 > 10 && Math.abs(a.x0 - b.x0) <= TOL && Math.abs(a.x1 - b.x1) <= TOL && b.top - a.bottom >= 0 && b.top - a.bottom <= 4) parent[find(ra)] = find(rb);
     }
   }
+  joinHeaderRules(all, h.length, parent, runs);
   const groups = new Map<number, typeof all>();
   all.forEach((e, i) => {
     const root = find(i);
@@ -248,6 +249,65 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
   return tables;
 }
 
+/** The root of i in a union-find parent array (with path halving). */
+function rootOf(parent: number[], i: number): number {
+  while (parent[i] !== i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/**
+ * A word processor's header row drawn with a rule over it and none at its cells' sides (a
+ * shaded row whose vertical rules start under it, the row Word repeats on each page): its top
+ * rule meets no vertical rule, so it joins the grid under it when it is as long as the grid's
+ * rules (both ends), lies above the grid's top rule no further than the lines of text between
+ * and one line more, and no other rule is between.
+ */
+function joinHeaderRules(all: { s: Segment; horizontal: boolean }[], hCount: number, parent: number[], runs: TextRun[]): void {
+  // Each grid's horizontal extent and top, by root (grids: groups with a vertical rule).
+  const withVertical = new Set<number>();
+  for (let i = hCount; i < all.length; i++) withVertical.add(rootOf(parent, i));
+  const extent = new Map<number, { x0: number; x1: number; top: number }>();
+  for (let i = 0; i < hCount; i++) {
+    const root = rootOf(parent, i);
+    if (!withVertical.has(root)) continue;
+    const s = all[i].s;
+    const e = extent.get(root);
+    if (!e) extent.set(root, { x0: s.x0, x1: s.x1, top: s.y0 });
+    else {
+      e.x0 = Math.min(e.x0, s.x0);
+      e.x1 = Math.max(e.x1, s.x1);
+      e.top = Math.min(e.top, s.y0);
+    }
+  }
+  for (let i = 0; i < hCount; i++) {
+    const s = all[i].s;
+    if (withVertical.has(rootOf(parent, i))) continue;
+    for (const [root, e] of extent) {
+      if (Math.abs(s.x0 - e.x0) > TOL || Math.abs(s.x1 - e.x1) > TOL || s.y0 >= e.top - TOL) continue;
+      let size = 0;
+      const baselines: number[] = [];
+      for (const r of runs) {
+        const cy = r.baseline - r.size * 0.3;
+        if (cy > s.y0 && cy < e.top && (r.x0 + r.x1) / 2 > e.x0 && (r.x0 + r.x1) / 2 < e.x1) {
+          size = Math.max(size, r.size);
+          baselines.push(r.baseline);
+        }
+      }
+      // (No taller than its lines and a line's padding: a running header's rule over a table
+      // at the top of a page is further up, with the page's first lines between.)
+      if (!baselines.length || e.top - s.y0 > (cluster(baselines, 0.35 * size).length + 1) * 1.3 * size) continue;
+      let ruleBetween = false;
+      for (let j = 0; j < hCount && !ruleBetween; j++) {
+        const o = all[j].s;
+        ruleBetween = j !== i && o.y0 > s.y0 + TOL && o.y0 < e.top - TOL && o.x0 < e.x1 && o.x1 > e.x0;
+      }
+      if (ruleBetween) continue;
+      parent[rootOf(parent, i)] = root;
+      break;
+    }
+  }
+}
+
 /**
  * One grid of connected rules as a table, or null. (Apart from gridTables, so that V8 compiles
  * each on its own: as one function it was recompiled whole, 55-95 ms a time, on each new map one
@@ -259,7 +319,6 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // per-call callbacks were compiled again after every GC (V8 recompile churn).
   const hs: Segment[] = [];
   const vs: Segment[] = [];
-  const hys: number[] = [];
   const vxs: number[] = [];
   let left = Infinity;
   let right = -Infinity;
@@ -269,7 +328,6 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
     const s = e.s;
     if (e.horizontal) {
       hs.push(s);
-      hys.push(s.y0);
       left = Math.min(left, s.x0);
       right = Math.max(right, s.x1);
     } else {
@@ -279,8 +337,17 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
       below = Math.max(below, s.y1);
     }
   }
-  let ys = cluster(hys, TOL);
+  // (Text underlines are no rules of the table: a word processor's underlined cell text, "JUUR-SK".)
+  const rulesH = tableRules(hs, runs);
+  const ruleYs: number[] = [];
+  for (const h of rulesH) ruleYs.push(h.y0);
+  let ys = cluster(ruleYs, TOL);
   let ruledXs = cluster(vxs, TOL);
+  const one = ruledXs.length === 1 ? oneRuleColumns(ruledXs[0], vs, rulesH, ys, runs) : null;
+  if (one) {
+    ruledXs = one.xs;
+    ys = one.ys;
+  }
   if (ys.length < 2 || ruledXs.length < 2) return null;
   // A grid open on a side ("{l|c|c|}" under a header row with no rule above it: a decision
   // table's corner left blank): horizontal rules reaching past the first vertical one, or
@@ -289,25 +356,46 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // Only where every rule of the other direction reaches as far (the rules of a table are
   // of one length; the bars of a chart are not).
   const xs0 = ruledXs;
-  const allH = (f: (h: Segment) => boolean) => hs.every(f);
+  const allH = (f: (h: Segment) => boolean) => rulesH.every(f);
   const allV = (f: (v: Segment[]) => boolean) => xs0.every((x) => f(vs.filter((v) => Math.abs(v.x0 - x) <= TOL)));
   if (xs0.length >= 3 && left < xs0[0] - 10 && allH((h) => h.x0 <= left + TOL) && textIn(left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
   if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allH((h) => h.x1 >= right - TOL) && textIn(xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
   if (xs0.length >= 3 && above < ys[0] - 5 && allV((v) => v.some((s) => s.y0 <= above + TOL)) && textIn(xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
   if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allV((v) => v.some((s) => s.y1 >= below - TOL)) && textIn(xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
+  // A header row drawn as shading only, no rule over it (Word's repeated header row): its line
+  // sits right on the grid's top rule, its cells standing apart at the column bounds.
+  const headTop = shadedHeaderTop(ys[0], ruledXs, Math.min(left, ruledXs[0]), Math.max(right, ruledXs[ruledXs.length - 1]), runs);
+  if (headTop !== null) ys = [headTop, ...ys];
   const box = { x0: ruledXs[0], x1: ruledXs[ruledXs.length - 1], top: ys[0], bottom: ys[ys.length - 1] };
+  // A frame round cells drawn apart (HTML's border attribute, as DocBook writes its tables and
+  // Chromium prints them) stands a point or two outside the cells' own rules, in the same cluster: the box
+  // reaches it, so the frame's rules are the table's, not a stack of rules making a second one.
+  for (const x of vxs) {
+    if (x < box.x0 && box.x0 - x <= TOL) box.x0 = x;
+    if (x > box.x1 && x - box.x1 <= TOL) box.x1 = x;
+  }
   const inside: TextRun[] = [];
   for (const r of runs) if (inBox(r, box)) inside.push(r);
   if (!inside.length) return null;
+  // Rules reaching past the side column with no text there this time (a word processor's tree
+  // table whose top-level column is empty on the page a break carried its rows to): no column,
+  // but the table's box covers its rules (they are the table's, not a stack of rules of their
+  // own), and a part so cut joins the part before it at its place (pdf-md's continuation).
+  if (xs0.length >= 3 && left < box.x0 - 10 && allH((h) => h.x0 <= left + TOL)) box.x0 = left;
+  if (xs0.length >= 3 && right > box.x1 + 10 && allH((h) => h.x1 >= right - TOL)) box.x1 = right;
   // Columns the rules leave out ("|l|lr|": no rule between the last two) are still columns:
   // whitespace shared by every row of a ruled column parts it, as for tables without rules.
   // Only in a grid with an inner rule: a frame round a chart with its axis labels is no table.
-  const unruled = ruledXs.length >= 3 ? unruledBounds(ruledXs, inside) : [];
+  // (Not in a word processor's two-column table, `one`: its rules are drawn, and a gap
+  // inside a cell is a list's indent after its dash.)
+  const unruled = ruledXs.length >= 3 && !one ? unruledBounds(ruledXs, inside) : [];
   const xs = [...ruledXs, ...unruled].sort(ascending);
   // Rows without a rule between them (a tabular with \hline only round its header and its
   // end): a band between two rules whose every line has text in the same columns, two or
   // more of them, holds a row per line, not one cell of several lines per column.
-  const between = bandLines(ys, xs, inside);
+  // (Not in a word processor's two-column table: it rules between its rows, and the lines of a
+  // band are its cells' lines, "PKCS11/CNG/" / "PKCS12".)
+  const between = one ? [] : bandLines(ys, xs, inside);
   if (between.length) ys = [...ys, ...between].sort(ascending);
   // (Loops and push, not .map/.findIndex callbacks made per call: V8 recompile churn.)
   const cells: TextRun[][][] = [];
@@ -323,7 +411,7 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
     const col = bandIndex(xs, cx);
     if (row >= 0 && col >= 0) cells[row][col].push(r);
   }
-  const spanned = spansOf(group, xs, ys, unruled, between);
+  const spanned = spansOf(group, xs, ys, unruled, between, headerCuts(vs, xs, ys, inside));
   if (spanned) {
     const grid = spanned.map((row) => row.map((c) => ({ ...c, text: cellText(c.members.flatMap(([r, k]) => cells[r][k])) })));
     // Rows that hold no text at all (padding between rules) go, and their cells with them.
@@ -358,6 +446,112 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // The rules' x-positions (each column's left rule, and the right one): a grid cut by a page
   // break is drawn again at the same positions on the next page, which joins the parts.
   return rows.length >= 1 && xs.length >= 3 ? { ...box, rows, columns: xs } : null;
+}
+
+/**
+ * The top of a header row set right on a grid's top rule with no rule over it (its shading is
+ * no rule): one line whose baseline is within a font size of the rule, within the grid's
+ * width, with no other text less than two lines above the rule, in two or more pieces whose
+ * every gap (wider than a word space) holds a column bound or is two font sizes wide. Null when there is none
+ * (a caption or a paragraph over the table reads on across the bounds).
+ */
+function shadedHeaderTop(top: number, xs: number[], x0: number, x1: number, runs: TextRun[]): number | null {
+  const line: TextRun[] = [];
+  let size = 0;
+  for (const r of runs) {
+    if (r.baseline >= top || r.baseline < top - 2 * r.size || r.x1 < x0 - 2 * r.size || r.x0 > x1 + 2 * r.size) continue;
+    // (Text of the line reaching out of the grid: a running header over a table at the top of
+    // a page, not a row of it. Marks with no letter or digit, arrows over columns, are no cells.)
+    if (r.x0 < x0 - 1 || r.x1 > x1 + 1) return null;
+    if (!/[\p{L}\p{N}]/u.test(r.text) && r.text.trim()) return null;
+    line.push(r);
+    size = Math.max(size, r.size);
+  }
+  if (line.length < 2) return null;
+  line.sort(byX0);
+  let baseline = -Infinity;
+  for (const r of line) baseline = Math.max(baseline, r.baseline);
+  for (const r of line) {
+    // One line only, just over the rule.
+    if (Math.abs(r.baseline - baseline) > 0.35 * size) return null;
+  }
+  if (top - baseline > size) return null;
+  let pieces = 1;
+  let reach = line[0].x1;
+  for (let i = 1; i < line.length; i++) {
+    const r = line[i];
+    if (r.x0 - reach > 0.5 * size) {
+      // (Or two font sizes wide: a column the rules leave out of the header's grid.)
+      let bound = r.x0 - reach >= 2 * size;
+      for (const x of xs) if (x > reach && x < r.x0) bound = true;
+      if (!bound) return null;
+      pieces++;
+    }
+    reach = Math.max(reach, r.x1);
+  }
+  if (pieces < 2) return null;
+  let head = Infinity;
+  for (const r of line) head = Math.min(head, r.baseline - r.size);
+  return head - 2;
+}
+
+/**
+ * A word processor's two-column table ruled between its rows, with one vertical rule between
+ * the columns and none at its sides (a "feature | values" or "parameter | meaning" table): the
+ * column bounds (the rows' rules' ends and the rule) and row bounds (a header row above the
+ * first rule, as far as the vertical rule rises, and a last row below the last, as far as it
+ * falls), or null. Only where every row rule is of one length reaching past the vertical one
+ * on both sides, with text on both sides of it.
+ */
+function oneRuleColumns(x: number, vs: Segment[], rulesH: Segment[], ys: number[], runs: TextRun[]): { xs: number[]; ys: number[] } | null {
+  if (rulesH.length < 2 || ys.length < 2) return null;
+  const left = rulesH[0].x0;
+  const right = rulesH[0].x1;
+  for (const h of rulesH) if (Math.abs(h.x0 - left) > TOL || Math.abs(h.x1 - right) > TOL) return null;
+  if (x - left < 10 || right - x < 10) return null;
+  let above = Infinity;
+  let below = -Infinity;
+  for (const v of vs) {
+    above = Math.min(above, v.y0);
+    below = Math.max(below, v.y1);
+  }
+  let top = ys[0];
+  let bottom = ys[ys.length - 1];
+  if (above < top - 5) top = above;
+  if (below > bottom + 5) bottom = below;
+  let leftText = false;
+  let rightText = false;
+  for (const r of runs) {
+    const cy = r.baseline - r.size * 0.3;
+    if (cy <= top || cy >= bottom) continue;
+    const cx = (r.x0 + r.x1) / 2;
+    if (cx > left && cx < x) leftText = true;
+    else if (cx > x && cx < right) rightText = true;
+  }
+  if (!leftText || !rightText) return null;
+  const out = [...ys];
+  if (top < ys[0]) out.unshift(top);
+  if (bottom > ys[ys.length - 1]) out.push(bottom);
+  return { xs: [left, x, right], ys: out };
+}
+
+/**
+ * The horizontal rules that are not text underlines: an underline sits just under a run's
+ * baseline (within a third of its size) and no wider than the runs of its line.
+ */
+function tableRules(hs: Segment[], runs: TextRun[]): Segment[] {
+  const out: Segment[] = [];
+  for (const s of hs) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const r of runs) {
+      if (s.y0 < r.baseline - 0.5 || s.y0 > r.baseline + 0.35 * r.size) continue;
+      lo = Math.min(lo, r.x0);
+      hi = Math.max(hi, r.x1);
+    }
+    if (!(s.x0 >= lo - 2 && s.x1 <= hi + 2)) out.push(s);
+  }
+  return out;
 }
 
 /** The band (between bounds[k] and bounds[k + 1]) that holds v; -2 past the last (a loop, not a callback made per call). */
@@ -407,7 +601,10 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
       const own = new Set(sets[0].split(','));
       if (starts.filter(Boolean).length < 2 || lines.some((l, n) => (starts[n] ? sets[n] !== sets[0] : sets[n].split(',').some((k) => !own.has(k))))) continue;
       const lower = (l: TextRun[], n: number) => sets[n].split(',').every((k) => /^[\p{Ll}(]/u.test(text(l, Number(k))));
-      if (lines.some((l, n) => n > 0 && starts[n] && (lower(l, n) || /[,-]$/.test(text(lines[n - 1], first))))) continue;
+      // (Nor under a line with a word broken at a hyphen or dash in any of its cells: "Solar–" /
+      // "rechargeable pack" beside "Portable", a word processor's cell of two paragraphs.)
+      const broken = (n: number) => sets[n].split(',').some((k) => /\p{L}[-–—]$/u.test(text(lines[n], Number(k))));
+      if (lines.some((l, n) => n > 0 && starts[n] && (lower(l, n) || /[,-]$/.test(text(lines[n - 1], first)) || broken(n - 1)))) continue;
       for (let n = 1; n < lines.length; n++) {
         if (!starts[n]) continue;
         const top = Math.min(...lines[n].map((r) => r.baseline - r.size * 0.8));
@@ -417,7 +614,7 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
       continue;
     }
     const cols = sets[0].split(',').map(Number);
-    if (lines.some((l, n) => n > 0 && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,-]$/.test(text(lines[n - 1], k))))) continue;
+    if (lines.some((l, n) => n > 0 && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,\-–—]$/u.test(text(lines[n - 1], k))))) continue;
     for (let n = 1; n < lines.length; n++) {
       const top = Math.min(...lines[n].map((r) => r.baseline - r.size * 0.8));
       const bottom = Math.max(...lines[n - 1].map((r) => r.baseline));
@@ -451,17 +648,35 @@ function unruledBounds(ruledXs: number[], runs: TextRun[]): number[] {
 }
 
 /**
+ * The column bounds that part the cells of a header row drawn with no rules at its sides
+ * (joinHeaderRules: its top rule meets no vertical rule): those no text of the row crosses.
+ */
+function headerCuts(vs: Segment[], xs: number[], ys: number[], inside: TextRun[]): number[] {
+  for (const v of vs) if (v.y0 <= ys[0] + TOL) return [];
+  const out: number[] = [];
+  for (let k = 1; k + 1 < xs.length; k++) {
+    let crossed = false;
+    for (const r of inside) {
+      const cy = r.baseline - r.size * 0.3;
+      if (cy > ys[0] && cy < ys[1] && r.x0 < xs[k] - 1 && r.x1 > xs[k] + 1) crossed = true;
+    }
+    if (!crossed) out.push(xs[k]);
+  }
+  return out;
+}
+
+/**
  * The grid's cells joined where the rule between two of them is missing: a cell spanning
  * columns has no vertical rule through its middle, one spanning rows no horizontal rule.
  * Null when every grid cell is closed (a plain table), or when the joined shapes are not
  * rectangles (rules that only partly frame the text: no cell structure to trust).
  */
-function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys: number[], unruled: number[], between: number[] = []) {
+function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys: number[], unruled: number[], between: number[] = [], headCuts: number[] = []) {
   const rowsN = ys.length - 1;
   const colsN = xs.length - 1;
   const vertical = group.filter((e) => !e.horizontal).map((e) => e.s);
   const horizontal = group.filter((e) => e.horizontal).map((e) => e.s);
-  const ruledV = (x: number, y: number) => unruled.includes(x) || vertical.some((s) => Math.abs(s.x0 - x) <= TOL && s.y0 <= y && s.y1 >= y);
+  const ruledV = (x: number, y: number) => unruled.includes(x) || (y < ys[1] && headCuts.includes(x)) || vertical.some((s) => Math.abs(s.x0 - x) <= TOL && s.y0 <= y && s.y1 >= y);
   const ruledH = (y: number, x: number) => between.includes(y) || horizontal.some((s) => Math.abs(s.y0 - y) <= TOL && s.x0 <= x && s.x1 >= x);
   const id = (r: number, k: number) => r * colsN + k;
   const parent = Array.from({ length: rowsN * colsN }, (_, i) => i);
