@@ -421,7 +421,9 @@ function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>
   // between them part the columns, and a centred column's cells start at many x-positions.)
   const past = (a: Table, t: Table) => a.x0 < t.x0 - 2 || a.x1 > t.x1 + 2;
   const ruled: Table[] = [];
-  for (const t of model.tables) if (t.cells || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t))) ruled.push(t);
+  // (Nor one of lists set side by side with a rule between them: x-positions across the rule
+  // line up rows of different lists.)
+  for (const t of model.tables) if (t.cells || t.beside || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t))) ruled.push(t);
   const alignedKept: typeof aligned = [];
   for (const a of aligned) if (!ruled.some((t) => overlaps(a, t))) alignedKept.push(a);
   aligned = alignedKept;
