@@ -26,7 +26,7 @@ import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { findFurniture } from './pdf/page-furniture.ts';
 import { buildBlocks, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
 import { findTables, readRulings, type GridCell, type Table } from './pdf/ruled-tables.ts';
-import { findAlignedTables } from './pdf/aligned-tables.ts';
+import { CAPTION, findAlignedTables } from './pdf/aligned-tables.ts';
 import { ascending, byX0, mostUsedSize } from './pdf/fragments.ts';
 import { fixSymbols, joinLines, Vocabulary } from './pdf/flow-text.ts';
 import type { PdfMdResult, ProgressFn } from './tool-types.ts';
@@ -61,6 +61,53 @@ function continuesTable(prev: Table, next: Table): boolean {
   if (!a || !b || a.length !== b.length) return false;
   if (prev.rows[0]?.length !== next.rows[0]?.length) return false;
   return a.every((x, k) => Math.abs(x - a[0] - (b[k] - b[0])) <= 3);
+}
+
+/** Appends `next`, the part of a table on the next page, to the table of `before`. */
+function appendTable(before: Part, next: Table): void {
+  const prev = before.table!;
+  // The rows the continuation repeats at its top (its header, and a title row over it)
+  // are dropped: as many of its first rows as are the table's first rows.
+  let k = 0;
+  while (k < next.rows.length && k < prev.rows.length && next.rows[k].join('|') === prev.rows[k].join('|')) k++;
+  const rows = next.rows.slice(k);
+  // Cells that span (either part's) are kept as drawn: the parts' cells one after the other.
+  const asCells = (t: Table) => t.cells ?? t.rows.map((r) => r.map((text, col) => ({ text, col, colspan: 1, rowspan: 1 })));
+  const cells = prev.cells || next.cells ? [...asCells(prev), ...asCells(next).slice(k)] : undefined;
+  before.table = { ...prev, rows: [...prev.rows, ...rows], bottom: next.bottom, ...(cells ? { cells } : {}) };
+  before.md = renderTable(before.table);
+}
+
+/**
+ * A paragraph of one short line (a table's "Continued on next page"), not a caption (which
+ * names a table of its own: "Table 7. Example of tabularx environment" over the same header).
+ */
+const isShortLine = (p: Part | undefined): boolean => p?.kind === 'para' && !p.md.includes('\n') && p.md.split(/\s+/).length <= 6 && !CAPTION.test(p.md);
+
+/**
+ * The table `next` goes on with across the page break just before it, when one short line
+ * stands between them on each side of the break (the foot of one part, the head of the next)
+ * and `next` repeats the table's header row (two cells named or more): that table's part, and
+ * the lines between.
+ */
+function continuedPast(out: Part[], next: Table): { before: Part; lines: Part[] } | null {
+  const lines: Part[] = [];
+  let i = out.length - 1;
+  if (isShortLine(out[i])) lines.push(out[i--]);
+  if (i < 0 || out[i].kind !== 'other' || !out[i].md.startsWith('<!-- page')) return null;
+  i--;
+  if (isShortLine(out[i])) lines.push(out[i--]);
+  // (The anchor of the page a part joined before stands after the table.)
+  while (i >= 0 && out[i].kind === 'other' && out[i].md.startsWith('<!-- page')) i--;
+  const before = out[i];
+  if (lines.length !== 2 || !before || before.kind !== 'table' || !before.table) return null;
+  // (Its columns need not be at the same offsets: each page's part of a longtable is as wide as
+  // its own widest cells when the widths were not settled. Its header, repeated, says enough.)
+  const head = before.table.rows[0];
+  if (!head || next.rows[0]?.length !== head.length || next.rows[0].join('|') !== head.join('|')) return null;
+  let named = 0;
+  for (const cell of head) if (cell) named++;
+  return named >= 2 ? { before, lines } : null;
 }
 
 const BULLET = /^([•◦▪▫‣●○■□·∙–—*+-])\s+(.*)$/u;
@@ -649,19 +696,20 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     if (part.kind === 'table' && part.table && pageStart) {
       const before = out.findLast((p) => p.kind !== 'note');
       if (before?.kind === 'table' && before.table && continuesTable(before.table, part.table)) {
-        const prev = before.table;
-        const next = part.table;
-        // The rows the continuation repeats at its top (its header, and a title row over it)
-        // are dropped: as many of its first rows as are the table's first rows.
-        let k = 0;
-        while (k < next.rows.length && k < prev.rows.length && next.rows[k].join('|') === prev.rows[k].join('|')) k++;
-        const rows = next.rows.slice(k);
-        // Cells that span (either part's) are kept as drawn: the parts' cells one after the other.
-        const asCells = (t: Table) => t.cells ?? t.rows.map((r) => r.map((text, col) => ({ text, col, colspan: 1, rowspan: 1 })));
-        const cells = prev.cells || next.cells ? [...asCells(prev), ...asCells(next).slice(k)] : undefined;
-        before.table = { ...prev, rows: [...prev.rows, ...rows], bottom: next.bottom, ...(cells ? { cells } : {}) };
-        before.md = renderTable(before.table);
+        appendTable(before, part.table);
         out.push({ md: pageStart, kind: 'other' });
+        return;
+      }
+    }
+    // So does one whose parts a line of its own follows at the foot of the page and precedes at
+    // the top of the next (a longtable's foot and head, "Continued on next page" / "Continued
+    // from previous page", over its header repeated): those lines, the table's at every break,
+    // go with the break.
+    if (part.kind === 'table' && part.table) {
+      const continued = continuedPast(out, part.table);
+      if (continued) {
+        for (const p of continued.lines) out.splice(out.indexOf(p), 1);
+        appendTable(continued.before, part.table);
         return;
       }
     }
