@@ -572,6 +572,11 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
     else spans.push({ x0: r.x0, x1: r.x1, baseline: r.baseline, size: r.size });
   }
   const wider = new Map<Segment[], { x0: number; x1: number; baseline: number; size: number }[]>();
+  // The page's text size: the median run's.
+  const sizes: number[] = [];
+  for (const r of runs) sizes.push(r.size);
+  sizes.sort(ascending);
+  const textSize = sizes.length ? sizes[sizes.length >> 1] : 10;
   const prose = (st: Segment[], y0: number, y1: number) => {
     const a = st[0];
     let list = wider.get(st);
@@ -579,7 +584,15 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
     // most of their width: tables with rules between rows only and no frame, as wide as the
     // text, have paragraphs between them as wide as they are. A row's cells stand apart.)
     if (!list) wider.set(st, (list = [...runs, ...spans].filter((r) => r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size || r.x1 - r.x0 >= 0.85 * (a.x1 - a.x0)))));
-    return list.some((r) => r.baseline > y0 && r.baseline - r.size * 0.7 < y1);
+    let found = false;
+    for (const r of list) {
+      if (r.baseline <= y0 || r.baseline - r.size * 0.7 >= y1) continue;
+      // (But for the one line of the page's text size between two rules fifteen such sizes
+      // wide or less, within them: a one-column table's head fills its rules.)
+      if (r.x0 >= a.x0 - TOL && r.x1 <= a.x1 + TOL && r.size <= 1.2 * textSize && a.x1 - a.x0 <= 15 * textSize && oneLineBetween(runs, a.x0, a.x1, y0, y1)) continue;
+      found = true;
+    }
+    return found;
   };
   for (const s of sorted) {
     // (Nor does a stack reach over a table of its own between two of its rules.)
@@ -757,7 +770,11 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
       multi++;
       for (const r of rs) several.push(r);
     }
-    if (multi < 2) continue;
+    if (multi < 2) {
+      const one = oneColumnTable(box, ys, lineRuns, baselines, size);
+      if (one) tables.push(one);
+      continue;
+    }
     const unspanned: TextRun[] = [];
     for (const r of several) if (!spanning(r, lineOf(r))) unspanned.push(r);
     const intervals: [number, number][] = [];
@@ -810,7 +827,11 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
       bounds = ruledBounds.bounds;
       splitAtBounds(lineRuns, ruledBounds.gaps, headedBy, size);
     }
-    if (bounds.length < 1) continue;
+    if (bounds.length < 1) {
+      const one = oneColumnTable(box, ys, lineRuns, baselines, size);
+      if (one) tables.push(one);
+      continue;
+    }
     // A column with no text (a picture in every row): where each of the stack's rules is drawn
     // in pieces meeting at the same x-position, with no text starting just right of it (a
     // column of text starts there) nor running across it, and no bound near, that is a bound too.
@@ -973,6 +994,47 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
     tables.push({ ...box, rows, columns: columns.map((x, k) => (Number.isFinite(x) ? x : edges[k])), ...(spans ? { cells: grid } : {}), ...((stack[0] as Joined).list ? { beside: true } : {}) });
   }
   return tables;
+}
+
+/** Whether the text between heights y0 and y1 within x0..x1 is one line. */
+function oneLineBetween(runs: TextRun[], x0: number, x1: number, y0: number, y1: number): boolean {
+  let first = NaN;
+  for (const r of runs) {
+    if (r.baseline <= y0 || r.baseline - r.size * 0.7 >= y1 || r.x1 <= x0 || r.x0 >= x1) continue;
+    if (Number.isNaN(first)) first = r.baseline;
+    else if (Math.abs(r.baseline - first) > 2) return false;
+  }
+  return !Number.isNaN(first);
+}
+
+/**
+ * A booktabs table of one column (a number-formatting package's column of values aligned on
+ * the decimal marker under its head, a column of names): three rules, one line between the top
+ * rule and the next, two or more under it one under another, each line one piece of text (no gap wider than a word space), each
+ * under the head a number or a word, the rules four to fifteen font sizes wide. Rules round a
+ * heading, or round paragraphs and listings in a box, are as wide as the text or hold longer
+ * lines; fraction bars are narrower.
+ */
+function oneColumnTable(box: { x0: number; x1: number; top: number; bottom: number }, ys: number[], lineRuns: TextRun[][], baselines: number[], size: number): Table | null {
+  if (ys.length !== 3 || box.x1 - box.x0 > 15 * size || box.x1 - box.x0 < 4 * size) return null;
+  let head = 0;
+  for (const b of baselines) if (b < ys[1]) head++;
+  if (head !== 1 || baselines.length < 3) return null;
+  // (Its lines set as a table's, one under another: labels in the margin a rule under and over
+  // each, far apart, are no column.)
+  for (let n = 1; n < baselines.length; n++) if (baselines[n] - baselines[n - 1] > 3 * size) return null;
+  const rows: string[][] = [];
+  let left = Infinity;
+  for (const rs of lineRuns) {
+    for (let k = 1; k < rs.length; k++) if (rs[k].x0 - rs[k - 1].x1 >= 0.55 * size) return null;
+    const text = cellText(rs);
+    // (The values: numbers, an exponent or a note mark with them, or single words; not a
+    // drawing's labels, "flowable 155", nor notes under a row.)
+    if (!text || (rows.length > 0 && !/^\S+$/.test(text) && !/^[−+-]?[\d.,]+(?:\s*×\s*\d+)?[a-z]?$/.test(text))) return null;
+    for (const r of rs) left = Math.min(left, r.x0);
+    rows.push([text]);
+  }
+  return { ...box, rows, columns: [left] };
 }
 
 /**
