@@ -26,7 +26,7 @@ import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { findFurniture } from './pdf/page-furniture.ts';
 import { buildBlocks, median, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
 import { findTables, readRulings, type GridCell, type Table } from './pdf/ruled-tables.ts';
-import { findAlignedTables } from './pdf/aligned-tables.ts';
+import { CAPTION, findAlignedTables } from './pdf/aligned-tables.ts';
 import { ascending, byX0, mostUsedSize } from './pdf/fragments.ts';
 import { fixSymbols, joinLines, Vocabulary } from './pdf/flow-text.ts';
 import type { PdfMdResult, ProgressFn } from './tool-types.ts';
@@ -142,6 +142,53 @@ function restOfCutRow(prevRows: string[][], nextRows: string[][]): boolean {
 
 /** A page's anchor as pdf-md writes it, alone. */
 const PAGE_ANCHOR = /^<!-- page \d+ -->$/;
+
+/** Appends `next`, the part of a table on the next page, to the table of `before`. */
+function appendTable(before: Part, next: Table): void {
+  const prev = before.table!;
+  // The rows the continuation repeats at its top (its header, and a title row over it)
+  // are dropped: as many of its first rows as are the table's first rows.
+  let k = 0;
+  while (k < next.rows.length && k < prev.rows.length && next.rows[k].join('|') === prev.rows[k].join('|')) k++;
+  const rows = next.rows.slice(k);
+  // Cells that span (either part's) are kept as drawn: the parts' cells one after the other.
+  const asCells = (t: Table) => t.cells ?? t.rows.map((r) => r.map((text, col) => ({ text, col, colspan: 1, rowspan: 1 })));
+  const cells = prev.cells || next.cells ? [...asCells(prev), ...asCells(next).slice(k)] : undefined;
+  before.table = { ...prev, rows: [...prev.rows, ...rows], bottom: next.bottom, ...(cells ? { cells } : {}) };
+  before.md = renderTable(before.table);
+}
+
+/**
+ * A paragraph of one short line (a table's "Continued on next page"), not a caption (which
+ * names a table of its own: "Table 7. Example of tabularx environment" over the same header).
+ */
+const isShortLine = (p: Part | undefined): boolean => p?.kind === 'para' && !p.md.includes('\n') && p.md.split(/\s+/).length <= 6 && !CAPTION.test(p.md);
+
+/**
+ * The table `next` goes on with across the page break just before it, when one short line
+ * stands between them on each side of the break (the foot of one part, the head of the next)
+ * and `next` repeats the table's header row (two cells named or more): that table's part, and
+ * the lines between.
+ */
+function continuedPast(out: Part[], next: Table): { before: Part; lines: Part[] } | null {
+  const lines: Part[] = [];
+  let i = out.length - 1;
+  if (isShortLine(out[i])) lines.push(out[i--]);
+  if (i < 0 || out[i].kind !== 'other' || !out[i].md.startsWith('<!-- page')) return null;
+  i--;
+  if (isShortLine(out[i])) lines.push(out[i--]);
+  // (The anchor of the page a part joined before stands after the table.)
+  while (i >= 0 && out[i].kind === 'other' && out[i].md.startsWith('<!-- page')) i--;
+  const before = out[i];
+  if (lines.length !== 2 || !before || before.kind !== 'table' || !before.table) return null;
+  // (Its columns need not be at the same offsets: each page's part of a longtable is as wide as
+  // its own widest cells when the widths were not settled. Its header, repeated, says enough.)
+  const head = before.table.rows[0];
+  if (!head || next.rows[0]?.length !== head.length || next.rows[0].join('|') !== head.join('|')) return null;
+  let named = 0;
+  for (const cell of head) if (cell) named++;
+  return named >= 2 ? { before, lines } : null;
+}
 
 const BULLET = /^([•◦▪▫‣●○■□·∙–—*+-])\s+(.*)$/u;
 const NUMBERED = /^(\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})([.)])\s+(.*)$/;
@@ -553,7 +600,9 @@ function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>
   // between them part the columns, and a centred column's cells start at many x-positions.)
   const past = (a: Table, t: Table) => a.x0 < t.x0 - 2 || a.x1 > t.x1 + 2;
   const ruled: Table[] = [];
-  for (const t of model.tables) if (t.cells || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t))) ruled.push(t);
+  // (Nor one of lists set side by side with a rule between them: x-positions across the rule
+  // line up rows of different lists.)
+  for (const t of model.tables) if (t.cells || t.beside || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t))) ruled.push(t);
   const alignedKept: typeof aligned = [];
   for (const a of aligned) if (!ruled.some((t) => overlaps(a, t))) alignedKept.push(a);
   aligned = alignedKept;
@@ -865,6 +914,18 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
         return;
       }
     }
+    // So does one whose parts a line of its own follows at the foot of the page and precedes at
+    // the top of the next (a longtable's foot and head, "Continued on next page" / "Continued
+    // from previous page", over its header repeated): those lines, the table's at every break,
+    // go with the break.
+    if (part.kind === 'table' && part.table) {
+      const continued = continuedPast(out, part.table);
+      if (continued) {
+        for (const p of continued.lines) out.splice(out.indexOf(p), 1);
+        appendTable(continued.before, part.table);
+        return;
+      }
+    }
     // A listing cut by a page break stays one fenced block.
     if (prev && prev.kind === 'code' && part.kind === 'code' && prev.code && part.code) {
       // Rendered once at the end, from all its pages' fragments (not again on every page).
@@ -950,7 +1011,7 @@ function floatOpening(out: Part[]): { before: Part; anchor: Part } | null {
   let floats = 0;
   for (let i = out.length - 1; i >= 0 && i >= out.length - 5; i--) {
     const p = out[i];
-    if (p.kind === 'table' || (p.kind === 'para' && CAPTION.test(p.md))) {
+    if (p.kind === 'table' || (p.kind === 'para' && CAPTION_LINE.test(p.md))) {
       if (anchor) return null;
       floats++;
       continue;
@@ -1118,12 +1179,15 @@ function titleLike(b: Block, bold: boolean): boolean {
   if (!bold || b.lines.length > 2) return false;
   const text = b.lines.map((l) => l.text).join(' ');
   // (Not a bold caption that a page happens to open with: "Table 8.12. Time Zone Input".)
-  if (CAPTION.test(text)) return false;
+  if (CAPTION_LINE.test(text)) return false;
   return text.length <= 100 && text.split(/\s+/).length >= 3 && /^\p{Lu}/u.test(text) && !/[:;,]$/.test(text) && !b.lines.some(isMonoFragment);
 }
 
-/** A table's or figure's caption label: "Table 3:", "Figure 2.1.", "Listing 4". */
-const CAPTION = /^(?:table|figure|fig\.|listing|example)\s+[\dA-Z][\d.-]*[.:]?(?:\s|$)/i;
+/**
+ * A line opening with a caption's label: "Table 3:", "Figure 2.1.", "Listing 4", "TABLE 2" (looser
+ * than aligned-tables' CAPTION, which must also tell a caption from a table row).
+ */
+const CAPTION_LINE = /^(?:table|figure|fig\.|listing|example)\s+[\dA-Z][\d.-]*[.:]?(?:\s|$)/i;
 
 /**
  * Footnotes of a page: small text (below body size) in the lower part of the page with no

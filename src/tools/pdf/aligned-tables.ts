@@ -52,7 +52,7 @@ function rowsOf(fragments: Fragment[]): Row[] {
 }
 
 /** A caption's label: "Table 4:", "Tab. 2.1.", "Figure 3:". */
-const CAPTION = /^(?:Table|Tab\.|Figure|Fig\.)\s*[\dIVX]+(?:\.\d+)*[:.]/;
+export const CAPTION = /^(?:Table|Tab\.|Figure|Fig\.)\s*[\dIVX]+(?:\.\d+)*[:.]/;
 
 /**
  * Captions set beside a table, in the margin (sidecap's SCtable, tufte-handout, a minipage in

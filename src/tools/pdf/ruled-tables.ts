@@ -165,6 +165,11 @@ export interface Table {
    * table, its column bounds with both sides (a table cut by a page break is joined by them).
    */
   columns?: number[];
+  /**
+   * Set when the table is one of lists set side by side with a vertical rule between them
+   * (splitAtListRules): x-positions shared across that rule make no wider table.
+   */
+  beside?: boolean;
 }
 
 export interface GridCell {
@@ -782,6 +787,11 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
     else spans.push({ x0: r.x0, x1: r.x1, baseline: r.baseline, size: r.size });
   }
   const wider = new Map<Segment[], { x0: number; x1: number; baseline: number; size: number }[]>();
+  // The page's text size: the median run's.
+  const sizes: number[] = [];
+  for (const r of runs) sizes.push(r.size);
+  sizes.sort(ascending);
+  const textSize = sizes.length ? sizes[sizes.length >> 1] : 10;
   const prose = (st: Segment[], y0: number, y1: number) => {
     const a = st[0];
     let list = wider.get(st);
@@ -789,12 +799,22 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
     // most of their width: tables with rules between rows only and no frame, as wide as the
     // text, have paragraphs between them as wide as they are. A row's cells stand apart.)
     if (!list) wider.set(st, (list = [...runs, ...spans].filter((r) => r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size || r.x1 - r.x0 >= 0.85 * (a.x1 - a.x0)))));
-    return list.some((r) => r.baseline > y0 && r.baseline - r.size * 0.7 < y1);
+    let found = false;
+    for (const r of list) {
+      if (r.baseline <= y0 || r.baseline - r.size * 0.7 >= y1) continue;
+      // (But for the one line of the page's text size between two rules fifteen such sizes
+      // wide or less, within them: a one-column table's head fills its rules.)
+      if (r.x0 >= a.x0 - TOL && r.x1 <= a.x1 + TOL && r.size <= 1.2 * textSize && a.x1 - a.x0 <= 15 * textSize && oneLineBetween(runs, a.x0, a.x1, y0, y1)) continue;
+      found = true;
+    }
+    return found;
   };
   for (const s of sorted) {
     // (Nor does a stack reach over a table of its own between two of its rules.)
     const tableBetween = (y0: number, y1: number) => taken.some((t) => t.top > y0 && t.bottom < y1 && t.x0 < s.x1 && t.x1 > s.x0);
-    const stack = stacks.find((st) => Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6 && !prose(st, st[st.length - 1].y0, s.y0) && !tableBetween(st[st.length - 1].y0, s.y0));
+    // (A list's rules, over and under it beside other lists, are one table's: a vertical rule
+    // joins them, and a narrow list's lines look as wide as prose.)
+    const stack = stacks.find((st) => Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6 && ((s as Joined).list || !prose(st, st[st.length - 1].y0, s.y0)) && !tableBetween(st[st.length - 1].y0, s.y0));
     if (stack) stack.push(s);
     else stacks.push([s]);
   }
@@ -828,6 +848,9 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
       const y = columnRuleRow(h, short, stack[0].x0, stack[0].x1, ys[0], ys[1], runs);
       if (y !== null) ys = [ys[0], y, ys[1]];
     }
+    // A list set beside others has a rule over it and one under it, no rule between its rows:
+    // its lines are its rows, none a head.
+    if (ys.length === 2 && (stack[0] as Joined).list) ys = [ys[0], ys[0] + 0.1, ys[1]];
     if (ys.length < 3) continue;
     if (!lone) {
       // Rules between rows only, no frame (Asciidoctor's grid=rows with frame=none, DocBook's
@@ -962,7 +985,11 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
       multi++;
       for (const r of rs) several.push(r);
     }
-    if (multi < 2) continue;
+    if (multi < 2) {
+      const one = oneColumnTable(box, ys, lineRuns, baselines, size);
+      if (one) tables.push(one);
+      continue;
+    }
     const unspanned: TextRun[] = [];
     for (const r of several) if (!spanning(r, lineOf(r))) unspanned.push(r);
     const intervals: [number, number][] = [];
@@ -996,6 +1023,16 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
         }
       }
     }
+    // Columns set closer than the whitespace rule sees (\tabcolsep cut to a point or two):
+    // left edges shared by several lines, and a column of marks after the cells.
+    const close = closeBounds(bounds, lineRuns, header, unspanned.length ? unspanned : several, size, box.x0);
+    // (A column whose right edge is such a bound is as wide as its widest cell, an l column:
+    // its cells do not wrap, however little room the line above left.)
+    const closeEdges = close ? close.added : [];
+    if (close) {
+      bounds = close.bounds;
+      cutRuns(lineRuns, close.cuts);
+    }
     // (All short rules inside the box: a row of pieces that stood for a \midrule is a stack rule.)
     const pieces: Segment[] = [];
     for (const s of h) if (s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL) pieces.push(s);
@@ -1005,7 +1042,11 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
       bounds = ruledBounds.bounds;
       splitAtBounds(lineRuns, ruledBounds.gaps, headedBy, size);
     }
-    if (bounds.length < 1) continue;
+    if (bounds.length < 1) {
+      const one = oneColumnTable(box, ys, lineRuns, baselines, size);
+      if (one) tables.push(one);
+      continue;
+    }
     // A column with no text (a picture in every row): where each of the stack's rules is drawn
     // in pieces meeting at the same x-position, with no text starting just right of it (a
     // column of text starts there) nor running across it, and no bound near, that is a bound too.
@@ -1016,6 +1057,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
     }
     const edges = [box.x0, ...bounds, box.x1];
     const colOf = (x: number) => Math.max(0, edges.findIndex((e, k) => k > 0 && x < e) - 1);
+    unheadBodyRows(headedBy, header, lineRuns, edges, size);
     // Where each line's cell starts and ends (for telling a wrapped first cell from a row).
     const extent = new Map<GridCell, { x0: number; x1: number; size: number }>();
     const lines: GridCell[][] = lineRuns.map((rs, n) => {
@@ -1087,6 +1129,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
       const me = extent.get(c);
       if (!up || !me || edges.length < 3) return false;
       if (/\p{Ll}-$/u.test(lastLine.get(a) ?? a.text)) return true;
+      if (closeEdges.includes(edges[c.col + c.colspan])) return false;
       // A number is a value of its own ("13.65" over "0.01" in a right-aligned column), never a line of one.
       if (/^[-+−$€£(]*[\d.,]+[%)]*$/.test(c.text)) return false;
       const word = (c.text.split(/\s/)[0].length / Math.max(1, c.text.length)) * (me.x1 - me.x0);
@@ -1108,7 +1151,9 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
         // parenthesis ("Archive, tape" / "library" beside "records kept for the law," / "read
         // once a year ...").
         if (c.col === 0) return wrapsFirst(a, c) && (line.length === 1 || /\p{Ll}-$/u.test(lastLine.get(a) ?? a.text) || (/^\p{Ll}/u.test(c.text) && line.every((x) => x.col === 0 || strongly(x))));
-        if (line.length === 1 && /\S\s+\S/.test(lastLine.get(a) ?? a.text)) return true;
+        // (Not in a column whose left edge closeBounds found, where the lines that start at it
+        // are items unless the first word would not have fitted above: "→ ⟨id⟩" over "→ ⟨id⟩1 =⟨id⟩2".)
+        if (line.length === 1 && /\S\s+\S/.test(lastLine.get(a) ?? a.text) && (!closeEdges.includes(edges[c.col]) || wraps(a, c))) return true;
         // Or a cell of a p{} column whose line above could not take its first word (typewriter
         // options: "-Os" / "-ffunction-sections" / "-fdata-sections").
         return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text) || wraps(a, c));
@@ -1122,7 +1167,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
         const a = above?.find((x) => x.col === c.col);
         return !a?.text || wraps(a, c);
       };
-      if (perRow && above && n > 0 && line.length && band(n) === band(n - 1) && line.every(fill)) {
+      if (perRow && above && n > 0 && line.length && band(n) === band(n - 1) && !ruledApart(under, baselines[n - 1], baselines[n], lineRuns[n], size) && line.every(fill)) {
         for (const c of line) {
           const a = above.find((x) => x.col === c.col);
           if (!a) {
@@ -1139,7 +1184,7 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
         }
         return;
       }
-      if (above && n > 0 && !header[n] && !header[n - 1] && line.length && !refills(line, above) && line.every(goesOn)) {
+      if (above && n > 0 && !header[n] && !header[n - 1] && line.length && !refills(line, above) && !ruledApart(under, baselines[n - 1], baselines[n], lineRuns[n], size) && line.every(goesOn)) {
         for (const c of line) {
           const a = above.find((x) => x.col === c.col)!;
           // A word broken at the line's end is joined without its hyphen ("turn-" / "ing"); a
@@ -1161,9 +1206,251 @@ function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: S
     // a page break: the part on the next page has its cells at the same x-positions, and may be
     // read without its rules; the bounds midway across the gaps move with the text).
     const columns = edges.slice(0, -1).map((e, k) => Math.min(...lines.flat().filter((c) => c.col === k && c.colspan === 1).map((c) => extent.get(c)?.x0 ?? e)));
-    tables.push({ ...box, rows, columns: columns.map((x, k) => (Number.isFinite(x) ? x : edges[k])), ...(spans ? { cells: grid } : {}) });
+    tables.push({ ...box, rows, columns: columns.map((x, k) => (Number.isFinite(x) ? x : edges[k])), ...(spans ? { cells: grid } : {}), ...((stack[0] as Joined).list ? { beside: true } : {}) });
   }
   return tables;
+}
+
+/** Whether the text between heights y0 and y1 within x0..x1 is one line. */
+function oneLineBetween(runs: TextRun[], x0: number, x1: number, y0: number, y1: number): boolean {
+  let first = NaN;
+  for (const r of runs) {
+    if (r.baseline <= y0 || r.baseline - r.size * 0.7 >= y1 || r.x1 <= x0 || r.x0 >= x1) continue;
+    if (Number.isNaN(first)) first = r.baseline;
+    else if (Math.abs(r.baseline - first) > 2) return false;
+  }
+  return !Number.isNaN(first);
+}
+
+/**
+ * A booktabs table of one column (a number-formatting package's column of values aligned on
+ * the decimal marker under its head, a column of names): three rules, one line between the top
+ * rule and the next, two or more under it one under another, each line one piece of text (no gap wider than a word space), each
+ * under the head a number or a word, the rules four to fifteen font sizes wide. Rules round a
+ * heading, or round paragraphs and listings in a box, are as wide as the text or hold longer
+ * lines; fraction bars are narrower.
+ */
+function oneColumnTable(box: { x0: number; x1: number; top: number; bottom: number }, ys: number[], lineRuns: TextRun[][], baselines: number[], size: number): Table | null {
+  if (ys.length !== 3 || box.x1 - box.x0 > 15 * size || box.x1 - box.x0 < 4 * size) return null;
+  let head = 0;
+  for (const b of baselines) if (b < ys[1]) head++;
+  if (head !== 1 || baselines.length < 3) return null;
+  // (Its lines set as a table's, one under another: labels in the margin a rule under and over
+  // each, far apart, are no column.)
+  for (let n = 1; n < baselines.length; n++) if (baselines[n] - baselines[n - 1] > 3 * size) return null;
+  const rows: string[][] = [];
+  let left = Infinity;
+  for (const rs of lineRuns) {
+    for (let k = 1; k < rs.length; k++) if (rs[k].x0 - rs[k - 1].x1 >= 0.55 * size) return null;
+    const text = cellText(rs);
+    // (The values: numbers, an exponent or a note mark with them, or single words; not a
+    // drawing's labels, "flowable 155", nor notes under a row.)
+    if (!text || (rows.length > 0 && !/^\S+$/.test(text) && !/^[−+-]?[\d.,]+(?:\s*×\s*\d+)?[a-z]?$/.test(text))) return null;
+    for (const r of rs) left = Math.min(left, r.x0);
+    rows.push([text]);
+  }
+  return { ...box, rows, columns: [left] };
+}
+
+/**
+ * Column bounds the whitespace rule (gaps of 0.55 font sizes) misses where a table's columns are
+ * set a point or two apart (\tabcolsep cut down, as package manuals set their option tables:
+ * "WordInitial" 3pt from its typewriter tag "init"):
+ * - a left edge three lines or more share (a left-aligned column: its head and its cells), two
+ *   of them with text left of it, their gaps before it uneven (a quarter of a font size apart,
+ *   or one as wide as a font size: the column to its left is ragged; cells of equal width
+ *   before a word, "-a file" over "-b file", are one column; lines of a paragraph starting there
+ *   beside one line that runs further left, "-- Steve Greenland" under a changelog entry, are a
+ *   paragraph);
+ * - the left edge of a column of marks set after the cells (a dagger beside some tags: a run of
+ *   one symbol ending its line, apart from the run before it), in one line or more.
+ * No run may cross either (the cells' text crosses no column edge; a head across it, an
+ * example's title over its code and result, says it is no column), but for one run cut at its
+ * space there: of the first row (a first column's name, in the first row only, and "=" read as
+ * one run with the first option), or a head of two words ("Option Tag" over two columns);
+ * `cuts` are the positions to cut such runs at.
+ */
+function closeBounds(bounds: number[], lineRuns: TextRun[][], header: boolean[], cellRuns: TextRun[], size: number, left: number): { bounds: number[]; added: number[]; cuts: { run: TextRun; x: number }[] } | null {
+  const cells = new Set(cellRuns);
+  const candidates: number[] = [];
+  const marks: TextRun[] = [];
+  for (const rs of lineRuns) {
+    for (let k = 0; k < rs.length; k++) {
+      const r = rs[k];
+      if (r.x0 > left + size) candidates.push(r.x0);
+      const text = r.text.trim();
+      if (k > 0 && k === rs.length - 1 && text.length === 1 && /[^\p{L}\p{N}\s]/u.test(text) && r.x0 - rs[k - 1].x1 >= 0.3 * size) marks.push(r);
+    }
+  }
+  const added: number[] = [];
+  const cuts: { run: TextRun; x: number }[] = [];
+  candidates.sort(ascending);
+  for (let i = 0; i < candidates.length; i++) {
+    if (i > 0 && candidates[i] - candidates[i - 1] <= 0.6) continue;
+    const at = closeBoundAt(candidates[i], true, bounds, added, lineRuns, header, cells, size);
+    if (!at) continue;
+    added.push(at.bound);
+    if (at.crossing) cuts.push({ run: at.crossing, x: candidates[i] });
+  }
+  if (marks.length) {
+    let x = Infinity;
+    for (const r of marks) x = Math.min(x, r.x0);
+    const at = closeBoundAt(x, false, bounds, added, lineRuns, header, cells, size);
+    if (at) {
+      added.push(at.bound);
+      if (at.crossing) cuts.push({ run: at.crossing, x });
+    }
+  }
+  if (!added.length) return null;
+  const out = [...bounds, ...added].sort(ascending);
+  return { bounds: out, added, cuts };
+}
+
+/**
+ * closeBounds' bound at x, the left edge of a column (`ragged`: one found by its shared left
+ * edge, not a column of marks), and the run to cut there; null where there is none, or one
+ * already between the text left of x and x.
+ */
+function closeBoundAt(x: number, ragged: boolean, bounds: number[], added: number[], lineRuns: TextRun[][], header: boolean[], cells: Set<TextRun>, size: number): { bound: number; crossing: TextRun | null } | null {
+  let crossing: TextRun | null = null;
+  let crossings = 0;
+  let firstBody = -1;
+  for (let n = 0; n < lineRuns.length; n++) {
+    if (firstBody < 0 && !header[n]) firstBody = n;
+    for (const r of lineRuns[n]) {
+      if (r.x0 < x - 0.6 && r.x1 > x + 0.6 && cells.has(r)) {
+        // (A head of two words read as one run, "Option Tag", is two heads.)
+        crossings += n === firstBody || (header[n] && /^\S+ \S+$/.test(r.text.trim())) ? 1 : 2;
+        crossing = r;
+      }
+    }
+  }
+  if (crossings > 1 || (crossing && !/\S\s+\S/.test(crossing.text))) return null;
+  // (The run cut there starts a cell at x, with text left of it.)
+  let starting = crossing ? 1 : 0;
+  let beside = starting;
+  let least = Infinity;
+  let most = -Infinity;
+  let end = -Infinity;
+  for (const rs of lineRuns) {
+    let before = -Infinity;
+    let starts = false;
+    for (const r of rs) {
+      if (r.x1 <= x + 0.6 && r.x0 < x - 0.6) before = Math.max(before, r.x1);
+      if (Math.abs(r.x0 - x) <= 0.6) starts = true;
+    }
+    end = Math.max(end, before);
+    if (!starts) continue;
+    starting++;
+    if (before === -Infinity) continue;
+    beside++;
+    least = Math.min(least, x - before);
+    most = Math.max(most, x - before);
+  }
+  const uneven = most >= size || most - least >= 0.25 * size;
+  if (end === -Infinity || x - end < 0.2 * size || (ragged && (starting < 3 || beside < 2 || !uneven))) return null;
+  for (const b of bounds) {
+    if (b >= end - 0.6 && b <= x + 0.6) return null;
+    // (Nor one a run straddles just left of x, a head over two columns, with no cell between.)
+    if (b < x - 1.5 * size || b > x + 0.6) continue;
+    let between = false;
+    for (const rs of lineRuns) for (const r of rs) if (r.x0 >= b && r.x1 <= x) between = true;
+    if (!between) return null;
+  }
+  for (const b of added) if (Math.abs(b - x) <= 0.6 * size) return null;
+  return { bound: x - Math.min(0.25 * size, (x - end) / 2), crossing };
+}
+
+/**
+ * Runs cut where a column starts (closeBounds' cuts): at the space whose place, estimated by
+ * the run's characters' share of its width, is nearest the column's left edge x; the right part
+ * starts at x (the column is left-aligned there). A run with no space stays whole.
+ */
+function cutRuns(lineRuns: TextRun[][], cuts: { run: TextRun; x: number }[]): void {
+  for (const { run, x } of cuts) {
+    for (const rs of lineRuns) {
+      const k = rs.indexOf(run);
+      if (k < 0) continue;
+      const text = run.text.trimEnd();
+      let total = 0;
+      for (const ch of run.text) total += charWidth(ch);
+      let best = -1;
+      let bestAt = Infinity;
+      let sum = 0;
+      for (let i = 0; i < text.length; i++) {
+        sum += charWidth(text[i]);
+        if (text[i] !== ' ' || i === 0) continue;
+        const at = run.x0 + (sum / total) * (run.x1 - run.x0);
+        if (Math.abs(at - x) < Math.abs(bestAt - x)) {
+          best = i;
+          bestAt = at;
+        }
+      }
+      if (best < 0) continue;
+      const leftText = text.slice(0, best).trimEnd();
+      const leftEnd = run.x0 + ((charWidthOf(leftText)) / total) * (run.x1 - run.x0);
+      rs.splice(k, 1, { ...run, text: leftText, x1: Math.min(leftEnd, x - 0.5) }, { ...run, text: run.text.slice(best + 1), x0: x });
+    }
+  }
+}
+
+/** The rough advance of a string in ems (charWidth of each character). */
+function charWidthOf(text: string): number {
+  let w = 0;
+  for (const ch of text) w += charWidth(ch);
+  return w;
+}
+
+/**
+ * Rules under body rows that the rows do not head: a \cmidrule over the last row's columns
+ * ("ResetAll" under it) has the row above it over it, its cells each in a column of their own,
+ * or one cell in one column not centred on the rule: a row, not a head spanning the columns the
+ * rule covers. Only under a line that is no head (heads over short rules come first; a body line
+ * centred over its rule, a \multicolumn group's title, stays a head).
+ */
+function unheadBodyRows(headedBy: Segment[][], header: boolean[], lineRuns: TextRun[][], edges: number[], size: number): void {
+  const colOf = (x: number): number => {
+    for (let k = 1; k < edges.length; k++) if (x < edges[k]) return k - 1;
+    return edges.length - 2;
+  };
+  // (Body lines: under a line that is no head.)
+  let body = false;
+  for (let n = 0; n < lineRuns.length; n++) {
+    const under = body;
+    if (!header[n]) body = true;
+    if (!under || !headedBy[n].length) continue;
+    const kept: Segment[] = [];
+    for (const s of headedBy[n]) {
+      const cols = new Set<number>();
+      let within = true;
+      let x0 = Infinity;
+      let x1 = -Infinity;
+      for (const r of lineRuns[n]) {
+        if (r.x1 <= s.x0 || r.x0 >= s.x1) continue;
+        const from = colOf(r.x0 + 0.1 * size);
+        if (from !== colOf(r.x1 - 0.1 * size)) within = false;
+        cols.add(from);
+        x0 = Math.min(x0, r.x0);
+        x1 = Math.max(x1, r.x1);
+      }
+      const spans = colOf(s.x1 - size) > colOf(s.x0 + size);
+      const centred = Math.abs((x0 + x1) / 2 - (s.x0 + s.x1) / 2) <= size;
+      if (within && spans && (cols.size >= 2 || !centred)) continue;
+      kept.push(s);
+    }
+    if (kept.length === headedBy[n].length) continue;
+    headedBy[n] = kept;
+    if (!kept.length) header[n] = false;
+  }
+}
+
+/** Whether a short rule lies between two lines (baselines y0 < y1) under the second line's runs: they are two rows. */
+function ruledApart(rules: Segment[], y0: number, y1: number, line: TextRun[], size: number): boolean {
+  for (const s of rules) {
+    if (s.y0 <= y0 || s.y0 >= y1 - 0.5 * size) continue;
+    for (const r of line) if (r.x0 < s.x1 && r.x1 > s.x0) return true;
+  }
+  return false;
 }
 
 /**
@@ -1390,7 +1677,7 @@ export function findTables(segments: Segment[], fragments: Fragment[]): Table[] 
   if (horizontal.length < 2 || horizontal.length + vertical.length > 2000) return [];
   const runs = fragments.flatMap((f) => f.runs);
   const grids = gridTables(horizontal, joinVertical(vertical), runs);
-  return [...grids, ...ruleStackTables(joinHorizontal(horizontal), runs, grids, short)];
+  return [...grids, ...ruleStackTables(splitAtListRules(joinHorizontal(horizontal), vertical, runs), runs, grids, short)];
 }
 
 /**
@@ -1412,5 +1699,82 @@ function joinHorizontal(horizontal: Segment[]): Joined[] {
   return out;
 }
 
-/** A horizontal rule joined from pieces, with the x-positions where they met. */
-type Joined = Segment & { joints?: number[] };
+/**
+ * A horizontal rule joined from pieces, with the x-positions where they met; `list` when it is
+ * the part of a rule over or under lists set side by side (splitAtListRules).
+ */
+type Joined = Segment & { joints?: number[]; list?: boolean };
+
+/**
+ * Rules over and under lists set side by side under one caption (a summary of keys in two or
+ * three parts, a vertical rule between them), cut at that vertical rule: each list is a table of
+ * its own, read before the next, as a reader reads them. The vertical rule is one stroke from
+ * just under a rule to just over another of the same extent (a tabular's "|" is drawn a row at
+ * a time) with no rule across it between them (a table ruled between rows), three lines or more
+ * on each side, and the lists' rows do not line up: a row of one side starts on a line where
+ * the other side goes on with a cell of the row above.
+ */
+function splitAtListRules(h: Joined[], vertical: Segment[], runs: TextRun[]): Joined[] {
+  let out = h;
+  for (const v of vertical) {
+    if (v.y1 - v.y0 < 40) continue;
+    let top: Joined | null = null;
+    let bottom: Joined | null = null;
+    for (const r of out) {
+      if (r.x0 + 10 > v.x0 || r.x1 - 10 < v.x0) continue;
+      if (v.y0 - r.y0 >= -TOL && v.y0 - r.y0 <= 8) top = r;
+      if (r.y0 - v.y1 >= -TOL && r.y0 - v.y1 <= 8) bottom = r;
+    }
+    if (!top || !bottom || Math.abs(top.x0 - bottom.x0) > TOL || Math.abs(top.x1 - bottom.x1) > TOL) continue;
+    // (No rule crosses it between them: rules between rows make it a table's column rule.)
+    let crossed = false;
+    for (const r of out) if (r.y0 > top.y0 + TOL && r.y0 < bottom.y0 - TOL && r.x0 < v.x0 && r.x1 > v.x0) crossed = true;
+    if (crossed) continue;
+    const left: TextRun[] = [];
+    const right: TextRun[] = [];
+    for (const r of runs) {
+      if (r.baseline < top.y0 || r.baseline > bottom.y0) continue;
+      const cx = (r.x0 + r.x1) / 2;
+      if (cx > top.x0 && cx < v.x0) left.push(r);
+      else if (cx > v.x0 && cx < top.x1) right.push(r);
+    }
+    const a = listRows(left);
+    const b = listRows(right);
+    if (a.lines.length < 3 || b.lines.length < 3 || !(startsWithin(a, b) || startsWithin(b, a))) continue;
+    const cut: Joined[] = [];
+    for (const r of out) {
+      if (r.y0 < top.y0 - TOL || r.y0 > bottom.y0 + TOL || Math.abs(r.x0 - top.x0) > TOL || Math.abs(r.x1 - top.x1) > TOL) {
+        cut.push(r);
+        continue;
+      }
+      const lj: number[] = [];
+      const rj: number[] = [];
+      for (const j of r.joints ?? []) (j < v.x0 ? lj : rj).push(j);
+      cut.push({ x0: r.x0, y0: r.y0, x1: v.x0 - 1, y1: r.y1, list: true, ...(lj.length ? { joints: lj } : {}) });
+      cut.push({ x0: v.x0 + 1, y0: r.y0, x1: r.x1, y1: r.y1, list: true, ...(rj.length ? { joints: rj } : {}) });
+    }
+    out = cut;
+  }
+  return out;
+}
+
+/** A list's lines (baselines) and those that start a row (a run at its left edge). */
+function listRows(runs: TextRun[]): { lines: number[]; starts: number[] } {
+  let left = Infinity;
+  for (const r of runs) left = Math.min(left, r.x0);
+  const all: number[] = [];
+  const starting: number[] = [];
+  for (const r of runs) {
+    all.push(r.baseline);
+    if (r.x0 <= left + 1.5) starting.push(r.baseline);
+  }
+  return { lines: cluster(all, 1), starts: cluster(starting, 1) };
+}
+
+/** Whether a row of list a starts on a line of list b that starts no row there. */
+function startsWithin(a: { starts: number[] }, b: { lines: number[]; starts: number[] }): boolean {
+  for (const y of a.starts) {
+    if (b.lines.some((z) => Math.abs(z - y) <= 1) && !b.starts.some((z) => Math.abs(z - y) <= 1)) return true;
+  }
+  return false;
+}
