@@ -1465,19 +1465,10 @@ function ruledApart(rules: Segment[], y0: number, y1: number, line: TextRun[], s
 function withColumnRules(bounds: number[], rules: Segment[], box: { x0: number; x1: number }, size: number, lines: TextRun[][], baselines: number[], header: boolean[]): { bounds: number[]; gaps: number[] } | null {
   const pieces: Segment[] = [];
   for (const s of rules) if (s.x0 >= box.x0 - TOL && s.x1 <= box.x1 + TOL) pieces.push(s);
-  pieces.sort(byRow);
   const gaps: [number, number][] = [];
   const ruled: Segment[] = [];
   const single: Segment[] = [];
-  for (let i = 0; i < pieces.length; ) {
-    let j = i + 1;
-    while (j < pieces.length && Math.abs(pieces[j].y0 - pieces[i].y0) <= 0.5) j++;
-    const row = pieces.slice(i, j);
-    i = j;
-    if (row.length < 2 || row[row.length - 1].x1 - row[0].x0 < 0.85 * (box.x1 - box.x0)) continue;
-    let apart = true;
-    for (let k = 1; k < row.length; k++) if (row[k].x0 - row[k - 1].x1 <= 0 || row[k].x0 - row[k - 1].x1 > 1.5 * size) apart = false;
-    if (!apart) continue;
+  for (const row of ruleRows(pieces, box.x0, box.x1, size)) {
     for (let k = 1; k < row.length; k++) gaps.push([row[k - 1].x1, row[k].x0]);
     // Over a row of cells (the line under the rules is no head), each rule is one column's.
     const below = baselines.findIndex((b) => b > row[0].y0);
@@ -1530,19 +1521,29 @@ function columnRuleRow(h: Segment[], short: Segment[], x0: number, x1: number, t
   const pieces: Segment[] = [];
   for (const s of h) if (s.y0 > top + TOL && s.y0 < bottom - TOL && s.x0 >= x0 - TOL && s.x1 <= x1 + TOL) pieces.push(s);
   for (const s of short) if (s.y0 > top + TOL && s.y0 < bottom - TOL && s.x0 >= x0 - TOL && s.x1 <= x1 + TOL) pieces.push(s);
-  pieces.sort(byRow);
-  let found: number | null = null;
-  for (let i = 0; i < pieces.length; ) {
+  const rows = ruleRows(pieces, x0, x1, size);
+  return rows.length ? rows[rows.length - 1][0].y0 : null;
+}
+
+/**
+ * The rows of short rules side by side among `pieces`, top to bottom: two or more at one height
+ * reaching together across most of x0..x1, each apart from the next by no more than one and a
+ * half font sizes (\cmidrule(lr) pieces, one under each head or group of heads).
+ */
+function ruleRows(pieces: Segment[], x0: number, x1: number, size: number): Segment[][] {
+  const sorted = [...pieces].sort(byRow);
+  const rows: Segment[][] = [];
+  for (let i = 0; i < sorted.length; ) {
     let j = i + 1;
-    while (j < pieces.length && Math.abs(pieces[j].y0 - pieces[i].y0) <= 0.5) j++;
-    const row = pieces.slice(i, j);
+    while (j < sorted.length && Math.abs(sorted[j].y0 - sorted[i].y0) <= 0.5) j++;
+    const row = sorted.slice(i, j);
     i = j;
     if (row.length < 2 || row[row.length - 1].x1 - row[0].x0 < 0.85 * (x1 - x0)) continue;
     let apart = true;
     for (let k = 1; k < row.length; k++) if (row[k].x0 - row[k - 1].x1 <= 0 || row[k].x0 - row[k - 1].x1 > 1.5 * size) apart = false;
-    if (apart) found = row[0].y0;
+    if (apart) rows.push(row);
   }
-  return found;
+  return rows;
 }
 
 /**
