@@ -143,18 +143,32 @@ function restOfCutRow(prevRows: string[][], nextRows: string[][]): boolean {
 /** A page's anchor as pdf-md writes it, alone. */
 const PAGE_ANCHOR = /^<!-- page \d+ -->$/;
 
-/** Appends `next`, the part of a table on the next page, to the table of `before`. */
-function appendTable(before: Part, next: Table): void {
+/** Appends `next`, the part of a table on the next page, to the table of `before`: its repeated header dropped, a row the break cut completed. */
+function appendTable(before: Part, next: Table, vocab: Vocabulary): void {
   const prev = before.table!;
   // The rows the continuation repeats at its top (its header, and a title row over it)
-  // are dropped: as many of its first rows as are the table's first rows.
+  // are dropped: as many of its first rows as are the table's first rows (their texts:
+  // a header cell spanning columns may fall in another of them on the next page).
   let k = 0;
-  while (k < next.rows.length && k < prev.rows.length && next.rows[k].join('|') === prev.rows[k].join('|')) k++;
-  const rows = next.rows.slice(k);
+  while (k < next.rows.length && k < prev.rows.length && rowTexts(next.rows[k]) === rowTexts(prev.rows[k])) k++;
+  let rows = next.rows.slice(k);
   // Cells that span (either part's) are kept as drawn: the parts' cells one after the other.
   const asCells = (t: Table) => t.cells ?? t.rows.map((r) => r.map((text, col) => ({ text, col, colspan: 1, rowspan: 1 })));
-  const cells = prev.cells || next.cells ? [...asCells(prev), ...asCells(next).slice(k)] : undefined;
-  before.table = { ...prev, rows: [...prev.rows, ...rows], bottom: next.bottom, ...(cells ? { cells } : {}) };
+  let prevRows = prev.rows;
+  let prevCells = prev.cells || next.cells ? asCells(prev) : undefined;
+  let nextCells = prevCells ? asCells(next).slice(k) : undefined;
+  // A row the break cut in two is one row again: its rest completes it, cell by cell.
+  if (restOfCutRow(prev.rows, rows)) {
+    const cut = completeCutRow(prevRows, rows[0], prevCells, nextCells?.[0], vocab);
+    if (cut) {
+      prevRows = cut.rows;
+      prevCells = cut.cells;
+      rows = rows.slice(1);
+      nextCells = nextCells?.slice(1);
+    }
+  }
+  const cells = prevCells && nextCells ? [...prevCells, ...nextCells] : undefined;
+  before.table = { ...prev, rows: [...prevRows, ...rows], bottom: next.bottom, ...(cells ? { cells } : {}) };
   before.md = renderTable(before.table);
 }
 
@@ -884,32 +898,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       const before = out.findLast((p) => p.kind !== 'note' && !(p.kind === 'other' && PAGE_ANCHOR.test(p.md)));
       const shift = before?.kind === 'table' && before.table ? continuationShift(before.table, part.table) : null;
       if (before?.table && shift !== null) {
-        const prev = before.table;
-        const next = shiftTable(part.table, shift, prev.rows[0]?.length ?? 0);
-        // The rows the continuation repeats at its top (its header, and a title row over it)
-        // are dropped: as many of its first rows as are the table's first rows (their texts:
-        // a header cell spanning columns may fall in another of them on the next page).
-        let k = 0;
-        while (k < next.rows.length && k < prev.rows.length && rowTexts(next.rows[k]) === rowTexts(prev.rows[k])) k++;
-        let rows = next.rows.slice(k);
-        // Cells that span (either part's) are kept as drawn: the parts' cells one after the other.
-        const asCells = (t: Table) => t.cells ?? t.rows.map((r) => r.map((text, col) => ({ text, col, colspan: 1, rowspan: 1 })));
-        let prevRows = prev.rows;
-        let prevCells = prev.cells || next.cells ? asCells(prev) : undefined;
-        let nextCells = prevCells ? asCells(next).slice(k) : undefined;
-        // A row the break cut in two is one row again: its rest completes it, cell by cell.
-        if (restOfCutRow(prev.rows, rows)) {
-          const cut = completeCutRow(prevRows, rows[0], prevCells, nextCells?.[0], vocab);
-          if (cut) {
-            prevRows = cut.rows;
-            prevCells = cut.cells;
-            rows = rows.slice(1);
-            nextCells = nextCells?.slice(1);
-          }
-        }
-        const cells = prevCells && nextCells ? [...prevCells, ...nextCells] : undefined;
-        before.table = { ...prev, rows: [...prevRows, ...rows], bottom: next.bottom, ...(cells ? { cells } : {}) };
-        before.md = renderTable(before.table);
+        appendTable(before, shiftTable(part.table, shift, before.table.rows[0]?.length ?? 0), vocab);
         if (pageStart) out.push({ md: pageStart, kind: 'other' });
         return;
       }
@@ -922,7 +911,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       const continued = continuedPast(out, part.table);
       if (continued) {
         for (const p of continued.lines) out.splice(out.indexOf(p), 1);
-        appendTable(continued.before, part.table);
+        appendTable(continued.before, part.table, vocab);
         return;
       }
     }
