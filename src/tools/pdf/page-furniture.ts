@@ -12,6 +12,8 @@
  *   "Page 3 of 9") is a page number even on a page of its own.
  * The gap test keeps the first and last body lines, which also sit at the same place on
  * every page but follow the text at normal line spacing.
+ * A row the body comes close to is furniture too where its text repeats at its place on many
+ * pages (a browser's print header over content that starts at the margin).
  * Headings that open pages (a book whose chapters each start a page, a Word document whose
  * sections do) also sit apart at one place on many pages: a line set larger than the body
  * text is taken by its place only when its text recurs too, in its own size (a running
@@ -142,11 +144,10 @@ export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
   const isPageNumber = (r: Row) => r.fragments.length === 1 && PAGE_NUMBER.test(r.fragments[0].text.trim());
   // A row close to the body is furniture all the same where its text, numbers blanked, sits at
   // the same place on half the pages or more (three at least) and it is set smaller than the
-  // body, or stands apart with that text at that place on a quarter of the pages or more: a browser's print header ("11/28/26,
-  // 10:01 AM ... 8.5. Date/Time Types") over content that starts at the margin, a word
-  // processor's footer under a table that runs down to it, a footer's page total on a line of
-  // its own right under it ("Page 28 /" over "71"). The first line of the body does not repeat
-  // itself at one place page after page.
+  // body, or stands apart with that text at that place on a quarter of the pages or more: a
+  // browser's print header ("11/28/26, 10:01 AM ... 8.5. Date/Time Types") over content that
+  // starts at the margin, a word processor's footer under a table that runs down to it. The
+  // first line of the body does not repeat itself at one place page after page.
   const repeats = (r: Row) => {
     const n = placedPages.get(`${textKey(r)}@${Math.round(r.baseline / SLOT)}`)?.size ?? 0;
     if (n >= Math.max(3, Math.ceil(pages.length * 0.5)) && r.size < 0.95 * bodySize) return true;
