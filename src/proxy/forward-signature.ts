@@ -8,7 +8,7 @@
  * The public key and key id are published in /v1/_meta.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** The components covered, in this order (RFC 9421 section 2). */
@@ -81,10 +81,20 @@ export function loadOrCreateSigningKey(file: string): KeyObject {
   if (existsSync(file)) return createPrivateKey(readFileSync(file, 'utf8'));
   const { privateKey } = generateKeyPairSync('ed25519');
   mkdirSync(dirname(file), { recursive: true });
-  // Written aside and renamed into place: a process killed mid-write leaves no half key behind.
+  // Written aside and linked into place: a process killed mid-write leaves no half key behind,
+  // and of instances started at once on one data directory the first to link wins and the
+  // others load its key (a rename would let each keep a key of its own, the last one on disk:
+  // the forwards of all but one would not verify with the published key).
   const partial = `${file}.${process.pid}.partial`;
   writeFileSync(partial, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
-  renameSync(partial, file);
+  try {
+    linkSync(partial, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return createPrivateKey(readFileSync(file, 'utf8'));
+  } finally {
+    rmSync(partial, { force: true });
+  }
   return privateKey;
 }
 

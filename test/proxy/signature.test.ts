@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpbis, createVerifier } from 'http-message-signatures';
@@ -79,6 +80,34 @@ test('a forged payer, transaction, idempotency key, body digest, method or targe
     const m = forwarded();
     change(m);
     assert.equal(await verifyWithLibrary(m), false);
+  }
+});
+
+test('instances started at once on one data directory all sign with the one key on disk (real processes)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'paycall-signing-race-'));
+  try {
+    const file = join(dir, 'forward-signing-key.pem');
+    const module = new URL('../../src/proxy/forward-signature.ts', import.meta.url).href;
+    // Each process, once loaded, says it is ready and waits for the word go; then all load or
+    // create the key at once and print their public keys.
+    const go = join(dir, 'go');
+    const script = (n: number) =>
+      `import { existsSync, writeFileSync } from 'node:fs'; const m = await import(${JSON.stringify(module)}); writeFileSync(${JSON.stringify(join(dir, `ready-${n}`))}, ''); while (!existsSync(${JSON.stringify(go)})); console.log(m.createForwardSigner(m.loadOrCreateSigningKey(${JSON.stringify(file)}), 'k').publicKey);`;
+    const run = (n: number) =>
+      new Promise<string>((resolve, reject) => {
+        execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(n)], (error, stdout) => (error ? reject(error) : resolve(stdout.trim())));
+      });
+    const count = 12;
+    const all = Promise.all(Array.from({ length: count }, (_, n) => run(n)));
+    while (readdirSync(dir).filter((f) => f.startsWith('ready-')).length < count) await new Promise((r) => setTimeout(r, 20));
+    writeFileSync(go, '');
+    const keys = await all;
+    for (const f of readdirSync(dir)) if (f.startsWith('ready-') || f === 'go') rmSync(join(dir, f));
+    const onDisk = createForwardSigner(loadOrCreateSigningKey(file), 'k').publicKey;
+    assert.deepEqual(new Set(keys), new Set([onDisk]), 'every instance signs with the key the others publish');
+    assert.deepEqual(readdirSync(dir), ['forward-signing-key.pem'], 'no partial key file is left behind');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
