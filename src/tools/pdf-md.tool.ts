@@ -140,8 +140,19 @@ function restOfCutRow(prevRows: string[][], nextRows: string[][]): boolean {
   return broken;
 }
 
-/** A page's anchor as pdf-md writes it, alone. */
-const PAGE_ANCHOR = /^<!-- page \d+ -->$/;
+/** Whether a part is a page's anchor as pdf-md writes it, alone. */
+const isPageAnchor = (p: Part): boolean => p.kind === 'other' && /^<!-- page \d+ -->$/.test(p.md);
+
+/**
+ * Two parts of a paragraph a break cut, joined; the page's anchor (when there is one) where the
+ * page begins: at the joining space, or after a word the break hyphenated.
+ */
+function joinAcrossBreak(before: string, after: string, anchor: string | null, vocab: Vocabulary): string {
+  const joined = joinLines([before, after], vocab);
+  if (!anchor) return joined;
+  const at = joined.startsWith(before + ' ') ? before.length : joined.indexOf(' ', before.length - 1);
+  return at < 0 ? `${joined} ${anchor}` : `${joined.slice(0, at)} ${anchor} ${joined.slice(at).trimStart()}`;
+}
 
 /** Appends `next`, the part of a table on the next page, to the table of `before`: its repeated header dropped, a row the break cut completed. */
 function appendTable(before: Part, next: Table, vocab: Vocabulary): void {
@@ -188,11 +199,11 @@ function continuedPast(out: Part[], next: Table): { before: Part; lines: Part[] 
   const lines: Part[] = [];
   let i = out.length - 1;
   if (isShortLine(out[i])) lines.push(out[i--]);
-  if (i < 0 || out[i].kind !== 'other' || !out[i].md.startsWith('<!-- page')) return null;
+  if (i < 0 || !isPageAnchor(out[i])) return null;
   i--;
   if (isShortLine(out[i])) lines.push(out[i--]);
   // (The anchor of the page a part joined before stands after the table.)
-  while (i >= 0 && out[i].kind === 'other' && out[i].md.startsWith('<!-- page')) i--;
+  while (i >= 0 && isPageAnchor(out[i])) i--;
   const before = out[i];
   if (lines.length !== 2 || !before || before.kind !== 'table' || !before.table) return null;
   // (Its columns need not be at the same offsets: each page's part of a longtable is as wide as
@@ -816,7 +827,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const numberedLevel = (b: Block, bold: boolean): number | null => {
     if (!bold || b.lines.length > 2) return null;
     const text = b.lines.map((l) => l.text).join(' ');
-    const m = /^((?:\d{1,2}\.)*\d{1,2})\.?\s+\p{Lu}/u.exec(text);
+    const m = SECTION_NUMBER.exec(text);
     if (!m || text.length > 90 || /[.:;,]$/.test(text)) return null;
     return Math.min(6, Math.min(headingSizes.length, 3) + m[1].split('.').length);
   };
@@ -850,7 +861,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     const depth = outline.depthOf(seg, page, it.bold);
     if (depth !== null) return Math.min(6, depth + outline.offset);
     const numbered = numberedLevel(seg, it.bold);
-    if (numbered !== null && !contentsLines.has(seg.lines[0]) && (numberedStyles?.get(styleOf(seg.lines[0])) ?? 0) >= 3) return Math.max(1, Math.min(6, numberDepth(seg) + shift));
+    if (numbered !== null && numberedStyles && !numberedStyles.contents.has(seg.lines[0]) && (numberedStyles.counts.get(styleOf(seg.lines[0])) ?? 0) >= 3) return Math.max(1, Math.min(6, numberDepth(seg) + shift));
     // The document's title (the first page's largest block, not bookmarked) stays a heading.
     const t = outline.title;
     return t && page === t.page && Math.abs(seg.size - t.size) < 0.25 ? 1 : null;
@@ -862,18 +873,13 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     // paragraph before them.
     let prev = out[out.length - 1];
     if (part.kind === 'para' && prev?.kind === 'note') {
-      const before = out.findLast((p) => p.kind !== 'note' && !(p.kind === 'other' && p.md.startsWith('<!-- page')));
+      const before = out.findLast((p) => p.kind !== 'note' && !isPageAnchor(p));
       if (before?.kind === 'para') prev = before;
     }
     // A paragraph cut by a column or page break: no sentence end before, lower case after.
     if (prev && prev.kind === 'para' && part.kind === 'para' && !endsSentence(prev.md) && /^[a-z(]/.test(part.md)) {
       if (prev !== out[out.length - 1]) pageStart = null;
-      const joined = joinLines([prev.md, part.md], vocab);
-      if (pageStart) {
-        // The anchor goes where the page begins: at the joining space, or after a word the break hyphenated.
-        const at = joined.startsWith(prev.md + ' ') ? prev.md.length : joined.indexOf(' ', prev.md.length - 1);
-        prev.md = at < 0 ? `${joined} ${pageStart}` : `${joined.slice(0, at)} ${pageStart} ${joined.slice(at).trimStart()}`;
-      } else prev.md = joined;
+      prev.md = joinAcrossBreak(prev.md, part.md, pageStart, vocab);
       return;
     }
     // A paragraph cut by a page break whose next page opens with a float (a table and its
@@ -884,9 +890,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       const at = floatOpening(out);
       if (at) {
         const { before, anchor } = at;
-        const joined = joinLines([before.md, part.md], vocab);
-        const cut = joined.startsWith(before.md + ' ') ? before.md.length : joined.indexOf(' ', before.md.length - 1);
-        before.md = cut < 0 ? `${joined} ${anchor.md}` : `${joined.slice(0, cut)} ${anchor.md} ${joined.slice(cut).trimStart()}`;
+        before.md = joinAcrossBreak(before.md, part.md, anchor.md, vocab);
         out.splice(out.indexOf(anchor), 1);
         if (pageStart) out.push({ md: pageStart, kind: 'other' });
         return;
@@ -895,7 +899,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     // A table cut by a page break stays one table.
     if (part.kind === 'table' && part.table && newPage) {
       // (Past the anchors of pages the table filled whole: a table over three pages and more.)
-      const before = out.findLast((p) => p.kind !== 'note' && !(p.kind === 'other' && PAGE_ANCHOR.test(p.md)));
+      const before = out.findLast((p) => p.kind !== 'note' && !isPageAnchor(p));
       const shift = before?.kind === 'table' && before.table ? continuationShift(before.table, part.table) : null;
       if (before?.table && shift !== null) {
         appendTable(before, shiftTable(part.table, shift, before.table.rows[0]?.length ?? 0), vocab);
@@ -949,7 +953,7 @@ function numberedShift(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => B
     for (const it of items ?? []) {
       if (it.kind !== 'text' || it.note) continue;
       for (const seg of segmentsOf(it.block)) {
-        if (!/^(?:\d{1,2}\.)*\d{1,2}\.?\s+\p{Lu}/u.test(seg.lines[0].text)) continue;
+        if (!SECTION_NUMBER.test(seg.lines[0].text)) continue;
         const depth = outline.depthOf(seg, seg.lines[0].page ?? i + 1, it.bold);
         if (depth === null) continue;
         const d = depth + outline.offset - numberDepth(seg);
@@ -962,9 +966,6 @@ function numberedShift(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => B
   for (const [d, n] of counts) if (n > most) [best, most] = [d, n];
   return best;
 }
-
-/** First lines of bold numbered blocks found to be lines of a contents list (numberedSeries). */
-const contentsLines = new WeakSet<Fragment>();
 
 /**
  * A line numbered as the next section under the last heading, or beside it ("8.5.1.2. Times"
@@ -1005,7 +1006,7 @@ function floatOpening(out: Part[]): { before: Part; anchor: Part } | null {
       floats++;
       continue;
     }
-    if (p.kind === 'other' && p.md.startsWith('<!-- page')) {
+    if (isPageAnchor(p)) {
       if (anchor || !floats) return null;
       anchor = p;
       continue;
@@ -1019,14 +1020,18 @@ function floatOpening(out: Part[]): { before: Part; anchor: Part } | null {
 const styleOf = (f: Fragment): string => `${f.fontId}|${Math.round(f.size * 2) / 2}`;
 
 /** How many numbers a block's section number has ("3.1.3 Contextuals": 3). */
-const numberDepth = (b: Block): number => (/^((?:\d{1,2}\.)*\d{1,2})/.exec(b.lines[0].text)?.[1].split('.').length ?? 1);
+const numberDepth = (b: Block): number => (SECTION_NUMBER.exec(b.lines[0].text)?.[1].split('.').length ?? 1);
+
+/** A section number opening a title: "3.2 Naming", "1. Introduction". */
+const SECTION_NUMBER = /^((?:\d{1,2}\.)*\d{1,2})\.?\s+\p{Lu}/u;
 
 /**
  * How many blocks of the document are bold numbered lines, by font and size; lines of a
  * contents list (a page number on their baseline, right of them) left out and not counted.
  */
-function numberedSeries(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => Block[], numberedLevel: (b: Block, bold: boolean) => number | null): Map<string, number> {
+function numberedSeries(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => Block[], numberedLevel: (b: Block, bold: boolean) => number | null): { counts: Map<string, number>; contents: Set<Fragment> } {
   const counts = new Map<string, number>();
+  const contents = new Set<Fragment>();
   for (const items of pages) {
     const numbers: Fragment[] = [];
     for (const it of items ?? []) if (it.kind === 'text') for (const l of it.block.lines) if (/^\d{1,4}$/.test(l.text.trim())) numbers.push(l);
@@ -1036,7 +1041,7 @@ function numberedSeries(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => 
         if (numberedLevel(seg, it.bold) === null) continue;
         const first = seg.lines[0];
         if (numbers.some((n) => Math.abs(n.baseline - first.baseline) <= 1 && n.x0 > first.x1)) {
-          contentsLines.add(first);
+          contents.add(first);
           continue;
         }
         const key = styleOf(seg.lines[0]);
@@ -1044,7 +1049,7 @@ function numberedSeries(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => 
       }
     }
   }
-  return counts;
+  return { counts, contents };
 }
 
 /** A title compared with a bookmark's: no section number ("2.2", "Chapter 3."), case, punctuation or spacing. */
