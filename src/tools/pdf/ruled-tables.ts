@@ -214,44 +214,55 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
   for (const s of v) all.push({ s, horizontal: false });
   const parent: number[] = [];
   for (let i = 0; i < all.length; i++) parent.push(i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
   // Only a horizontal and a vertical rule can cross: `all` holds the horizontal ones first.
   for (let i = 0; i < h.length; i++) {
     const hs = h[i];
     for (let j = h.length; j < all.length; j++) {
       const vs = all[j].s;
-      if (vs.x0 >= hs.x0 - TOL && vs.x0 <= hs.x1 + TOL && hs.y0 >= vs.y0 - TOL && hs.y0 <= vs.y1 + TOL) parent[find(i)] = find(j);
+      if (vs.x0 >= hs.x0 - TOL && vs.x0 <= hs.x1 + TOL && hs.y0 >= vs.y0 - TOL && hs.y0 <= vs.y1 + TOL) parent[findRoot(parent, i)] = findRoot(parent, j);
     }
   }
   // A double rule (\hline\hline under a header) cuts the vertical rules: the grids above and
   // below it, framed at the same x-positions and only the rule's gap apart, are one table.
   const boxes = new Map<number, { x0: number; x1: number; top: number; bottom: number }>();
-  all.forEach((e, i) => {
-    if (e.horizontal) return;
-    const root = find(i);
+  // (Loops, not forEach callbacks made per call: V8 recompile churn.)
+  for (let i = 0; i < all.length; i++) {
+    const e = all[i];
+    if (e.horizontal) continue;
+    const root = findRoot(parent, i);
     const b = boxes.get(root);
     if (!b) boxes.set(root, { x0: e.s.x0, x1: e.s.x0, top: e.s.y0, bottom: e.s.y1 });
-    else Object.assign(b, { x0: Math.min(b.x0, e.s.x0), x1: Math.max(b.x1, e.s.x0), top: Math.min(b.top, e.s.y0), bottom: Math.max(b.bottom, e.s.y1) });
-  });
+    else {
+      b.x0 = Math.min(b.x0, e.s.x0);
+      b.x1 = Math.max(b.x1, e.s.x0);
+      b.top = Math.min(b.top, e.s.y0);
+      b.bottom = Math.max(b.bottom, e.s.y1);
+    }
+  }
   const framed = [...boxes.entries()];
   for (const [ra, a] of framed) {
     for (const [rb, b] of framed) {
-      if (ra !== rb && a.x1 - a.x0 > 10 && Math.abs(a.x0 - b.x0) <= TOL && Math.abs(a.x1 - b.x1) <= TOL && b.top - a.bottom >= 0 && b.top - a.bottom <= 4) parent[find(ra)] = find(rb);
+      if (ra !== rb && a.x1 - a.x0 > 10 && Math.abs(a.x0 - b.x0) <= TOL && Math.abs(a.x1 - b.x1) <= TOL && b.top - a.bottom >= 0 && b.top - a.bottom <= 4) parent[findRoot(parent, ra)] = findRoot(parent, rb);
     }
   }
   joinHeaderRules(all, h.length, parent, runs);
   const groups = new Map<number, typeof all>();
-  all.forEach((e, i) => {
-    const root = find(i);
+  for (let i = 0; i < all.length; i++) {
+    const root = findRoot(parent, i);
     if (!groups.has(root)) groups.set(root, []);
-    groups.get(root)!.push(e);
-  });
+    groups.get(root)!.push(all[i]);
+  }
   const tables: Table[] = [];
   for (const group of groups.values()) {
     const table = gridTable(group, runs);
     if (table) tables.push(table);
   }
   return tables;
+}
+
+/** The root of i in a union-find parent array, every node on the way pointed at it (path compression). */
+function findRoot(parent: number[], i: number): number {
+  return parent[i] === i ? i : (parent[i] = findRoot(parent, parent[i]));
 }
 
 /** The root of i in a union-find parent array (with path halving). */
@@ -357,16 +368,13 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // A grid open on a side ("{l|c|c|}" under a header row with no rule above it: a decision
   // table's corner left blank): horizontal rules reaching past the first vertical one, or
   // vertical ones rising above the first horizontal one, bound a column or a row of text.
-  const textIn = (x0: number, x1: number, y0: number, y1: number) => runs.some((r) => inBox(r, { x0, x1, top: y0, bottom: y1 }));
   // Only where every rule of the other direction reaches as far (the rules of a table are
-  // of one length; the bars of a chart are not).
+  // of one length; the bars of a chart are not). (Module functions, not closures made per call.)
   const xs0 = ruledXs;
-  const allH = (f: (h: Segment) => boolean) => rulesH.every(f);
-  const allV = (f: (v: Segment[]) => boolean) => xs0.every((x) => f(vs.filter((v) => Math.abs(v.x0 - x) <= TOL)));
-  if (xs0.length >= 3 && left < xs0[0] - 10 && allH((h) => h.x0 <= left + TOL) && textIn(left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
-  if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allH((h) => h.x1 >= right - TOL) && textIn(xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
-  if (xs0.length >= 3 && above < ys[0] - 5 && allV((v) => v.some((s) => s.y0 <= above + TOL)) && textIn(xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
-  if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allV((v) => v.some((s) => s.y1 >= below - TOL)) && textIn(xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
+  if (xs0.length >= 3 && left < xs0[0] - 10 && allReachLeft(rulesH, left) && textInBox(runs, left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
+  if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allReachRight(rulesH, right) && textInBox(runs, xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
+  if (xs0.length >= 3 && above < ys[0] - 5 && allRiseTo(xs0, vs, above) && textInBox(runs, xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
+  if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allFallTo(xs0, vs, below) && textInBox(runs, xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
   // A header row drawn as shading only, no rule over it (Word's repeated header row): its line
   // sits right on the grid's top rule, its cells standing apart at the column bounds.
   const headTop = shadedHeaderTop(ys[0], ruledXs, Math.min(left, ruledXs[0]), Math.max(right, ruledXs[ruledXs.length - 1]), runs);
@@ -386,8 +394,8 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // table whose top-level column is empty on the page a break carried its rows to): no column,
   // but the table's box covers its rules (they are the table's, not a stack of rules of their
   // own), and a part so cut joins the part before it at its place (pdf-md's continuation).
-  if (xs0.length >= 3 && left < box.x0 - 10 && allH((h) => h.x0 <= left + TOL)) box.x0 = left;
-  if (xs0.length >= 3 && right > box.x1 + 10 && allH((h) => h.x1 >= right - TOL)) box.x1 = right;
+  if (xs0.length >= 3 && left < box.x0 - 10 && allReachLeft(rulesH, left)) box.x0 = left;
+  if (xs0.length >= 3 && right > box.x1 + 10 && allReachRight(rulesH, right)) box.x1 = right;
   // Columns the rules leave out ("|l|lr|": no rule between the last two) are still columns:
   // whitespace shared by every row of a ruled column parts it, as for tables without rules.
   // Only in a grid with an inner rule: a frame round a chart with its axis labels is no table.
@@ -451,6 +459,38 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // The rules' x-positions (each column's left rule, and the right one): a grid cut by a page
   // break is drawn again at the same positions on the next page, which joins the parts.
   return rows.length >= 1 && xs.length >= 3 ? { ...box, rows, columns: xs } : null;
+}
+
+/** Whether every horizontal rule starts at x = left or before it. */
+function allReachLeft(rulesH: Segment[], left: number): boolean {
+  for (const h of rulesH) if (!(h.x0 <= left + TOL)) return false;
+  return true;
+}
+
+/** Whether every horizontal rule ends at x = right or after it. */
+function allReachRight(rulesH: Segment[], right: number): boolean {
+  for (const h of rulesH) if (!(h.x1 >= right - TOL)) return false;
+  return true;
+}
+
+/** Whether at each x-position of xs a vertical rule there rises to height `above`. */
+function allRiseTo(xs: number[], vs: Segment[], above: number): boolean {
+  for (const x of xs) {
+    let found = false;
+    for (const s of vs) if (Math.abs(s.x0 - x) <= TOL && s.y0 <= above + TOL) found = true;
+    if (!found) return false;
+  }
+  return true;
+}
+
+/** Whether at each x-position of xs a vertical rule there reaches down to height `below`. */
+function allFallTo(xs: number[], vs: Segment[], below: number): boolean {
+  for (const x of xs) {
+    let found = false;
+    for (const s of vs) if (Math.abs(s.x0 - x) <= TOL && s.y1 >= below - TOL) found = true;
+    if (!found) return false;
+  }
+  return true;
 }
 
 /**
@@ -642,14 +682,18 @@ function unruledBounds(ruledXs: number[], runs: TextRun[]): number[] {
     let reach = col[0].x1;
     for (let i = 1; i < col.length; i++) {
       const gap = col[i].x0 - reach;
-      if (gap >= 0.8 * size) {
-        const lines = (rs: TextRun[]) => cluster(rs.map((r) => r.baseline), size * 0.35).length;
-        if (lines(col.slice(0, i)) >= 2 && lines(col.slice(i)) >= 2) out.push((reach + col[i].x0) / 2);
-      }
+      if (gap >= 0.8 * size && lineCount(col, 0, i, size) >= 2 && lineCount(col, i, col.length, size) >= 2) out.push((reach + col[i].x0) / 2);
       reach = Math.max(reach, col[i].x1);
     }
   }
   return out;
+}
+
+/** How many lines (baselines 0.35 sizes apart) runs[from..to) make. */
+function lineCount(runs: TextRun[], from: number, to: number, size: number): number {
+  const baselines: number[] = [];
+  for (let i = from; i < to; i++) baselines.push(runs[i].baseline);
+  return cluster(baselines, size * 0.35).length;
 }
 
 /**
@@ -723,6 +767,31 @@ function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys:
   return grid;
 }
 
+/** A line's largest size. */
+function lineSize(l: TextRun[]): number {
+  let size = -Infinity;
+  for (const r of l) size = Math.max(size, r.size);
+  return size;
+}
+
+/** The lines from lines[from] on, one step (up or down) at a time, while each is a line step from the last; null past four lines or none. */
+function lineBlock(lines: TextRun[][], from: number, step: 1 | -1): TextRun[][] | null {
+  const out: TextRun[][] = [];
+  for (let k = from; k >= 0 && k < lines.length; k += step) {
+    const prev = out[out.length - 1];
+    if (prev && Math.abs(lines[k][0].baseline - prev[0].baseline) > 1.6 * lineSize(prev)) break;
+    out.push(lines[k]);
+    if (out.length > 4) return null;
+  }
+  return out.length ? out : null;
+}
+
+/** The index of the start (a cell's left edge) run r begins at, or -1. */
+function startIndex(starts: number[], r: TextRun): number {
+  for (let k = 0; k < starts.length; k++) if (Math.abs(r.x0 - starts[k]) <= 1.5) return k;
+  return -1;
+}
+
 /**
  * The rows round a lone rule (a table ruled between rows only, cut by a page break after its
  * first row): the top of the lines just above it and the bottom of those just below, when
@@ -740,30 +809,28 @@ function loneRuleRows(y: number, x0: number, x1: number, runs: TextRun[]): [numb
     if (last && Math.abs(last[0].baseline - r.baseline) <= 2) last.push(r);
     else lines.push([r]);
   }
-  const size = (l: TextRun[]) => Math.max(...l.map((r) => r.size));
-  const block = (from: number, step: 1 | -1): TextRun[][] | null => {
-    const out: TextRun[][] = [];
-    for (let k = from; k >= 0 && k < lines.length; k += step) {
-      const prev = out[out.length - 1];
-      if (prev && Math.abs(lines[k][0].baseline - prev[0].baseline) > 1.6 * size(prev)) break;
-      out.push(lines[k]);
-      if (out.length > 4) return null;
+  // (Module functions, not closures made per call: V8 recompile churn, 'wrong call target'.)
+  let firstBelow = -1;
+  for (let k = 0; k < lines.length; k++) {
+    if (lines[k][0].baseline - lineSize(lines[k]) * 0.3 > y) {
+      firstBelow = k;
+      break;
     }
-    return out.length ? out : null;
-  };
-  const firstBelow = lines.findIndex((l) => l[0].baseline - size(l) * 0.3 > y);
+  }
   const lastAbove = (firstBelow < 0 ? lines.length : firstBelow) - 1;
   if (firstBelow < 0 || lastAbove < 0) return null;
-  if (y - lines[lastAbove][0].baseline > 2 * size(lines[lastAbove]) || lines[firstBelow][0].baseline - y > 2.5 * size(lines[firstBelow])) return null;
-  const above = block(lastAbove, -1);
-  const below = block(firstBelow, 1);
+  if (y - lines[lastAbove][0].baseline > 2 * lineSize(lines[lastAbove]) || lines[firstBelow][0].baseline - y > 2.5 * lineSize(lines[firstBelow])) return null;
+  const above = lineBlock(lines, lastAbove, -1);
+  const below = lineBlock(lines, firstBelow, 1);
   if (!above || !below || above[0].length < 2 || below[0].length < 2) return null;
   const all = [...above, ...below].flat();
-  const starts = cluster(all.map((r) => r.x0), 1.5);
-  const at = (r: TextRun) => starts.findIndex((x) => Math.abs(r.x0 - x) <= 1.5);
+  const lefts: number[] = [];
+  for (const r of all) lefts.push(r.x0);
+  const starts = cluster(lefts, 1.5);
   if (starts.length > Math.max(above[0].length, below[0].length)) return null;
-  if (!all.every((r) => r.x1 < (starts[at(r) + 1] ?? Infinity))) return null;
-  const shared = above[0].filter((r) => below[0].some((b) => at(b) === at(r))).length;
+  for (const r of all) if (!(r.x1 < (starts[startIndex(starts, r) + 1] ?? Infinity))) return null;
+  let shared = 0;
+  for (const r of above[0]) if (below[0].some((b) => startIndex(starts, b) === startIndex(starts, r))) shared++;
   if (shared < 2) return null;
   return [Math.min(...above.flat().map((r) => r.baseline - r.size)) - 1, Math.max(...below.flat().map((r) => r.baseline + 0.3 * r.size))];
 }
