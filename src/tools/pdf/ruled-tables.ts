@@ -215,13 +215,7 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
   const parent: number[] = [];
   for (let i = 0; i < all.length; i++) parent.push(i);
   // Only a horizontal and a vertical rule can cross: `all` holds the horizontal ones first.
-  for (let i = 0; i < h.length; i++) {
-    const hs = h[i];
-    for (let j = h.length; j < all.length; j++) {
-      const vs = all[j].s;
-      if (vs.x0 >= hs.x0 - TOL && vs.x0 <= hs.x1 + TOL && hs.y0 >= vs.y0 - TOL && hs.y0 <= vs.y1 + TOL) parent[findRoot(parent, i)] = findRoot(parent, j);
-    }
-  }
+  for (let i = 0; i < h.length; i++) joinCrossing(all, i, h.length, parent);
   // A double rule (\hline\hline under a header) cuts the vertical rules: the grids above and
   // below it, framed at the same x-positions and only the rule's gap apart, are one table.
   const boxes = new Map<number, { x0: number; x1: number; top: number; bottom: number }>();
@@ -239,10 +233,18 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
       b.bottom = Math.max(b.bottom, e.s.y1);
     }
   }
-  const framed = [...boxes.entries()];
-  for (const [ra, a] of framed) {
-    for (const [rb, b] of framed) {
-      if (ra !== rb && a.x1 - a.x0 > 10 && Math.abs(a.x0 - b.x0) <= TOL && Math.abs(a.x1 - b.x1) <= TOL && b.top - a.bottom >= 0 && b.top - a.bottom <= 4) parent[findRoot(parent, ra)] = findRoot(parent, rb);
+  // (Indexed loops, the narrow boxes skipped before the inner one: a page of short vertical
+  // strokes, each its own group, made this a million pairs, each destructured through an iterator.)
+  const roots = [...boxes.keys()];
+  const framed = [...boxes.values()];
+  for (let p = 0; p < framed.length; p++) {
+    const a = framed[p];
+    if (!(a.x1 - a.x0 > 10)) continue;
+    const ra = roots[p];
+    for (let q = 0; q < framed.length; q++) {
+      const b = framed[q];
+      const rb = roots[q];
+      if (ra !== rb && Math.abs(a.x0 - b.x0) <= TOL && Math.abs(a.x1 - b.x1) <= TOL && b.top - a.bottom >= 0 && b.top - a.bottom <= 4) parent[findRoot(parent, ra)] = findRoot(parent, rb);
     }
   }
   joinHeaderRules(all, h.length, parent, runs);
@@ -258,6 +260,21 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
     if (table) tables.push(table);
   }
   return tables;
+}
+
+/**
+ * Joins horizontal rule all[i] with every vertical rule (all[hCount..]) it crosses. (A function
+ * of its own, called per rule, not the inner loop of gridTables: a page of a few hundred rules
+ * each way ran that loop's tens of thousands of steps in gridTables called once per page, so in
+ * code V8 had only compiled on stack replacement, which it left ('exit from OSR'd inner loop')
+ * at the end of every inner loop, boxing a number for every comparison in the interpreter.)
+ */
+function joinCrossing(all: { s: Segment; horizontal: boolean }[], i: number, hCount: number, parent: number[]): void {
+  const hs = all[i].s;
+  for (let j = hCount; j < all.length; j++) {
+    const vs = all[j].s;
+    if (vs.x0 >= hs.x0 - TOL && vs.x0 <= hs.x1 + TOL && hs.y0 >= vs.y0 - TOL && hs.y0 <= vs.y1 + TOL) parent[findRoot(parent, i)] = findRoot(parent, j);
+  }
 }
 
 /** The root of i in a union-find parent array, every node on the way pointed at it (path compression). */
