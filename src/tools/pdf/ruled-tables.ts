@@ -1099,7 +1099,9 @@ function stackTable(stack: Segment[], h: Segment[], runs: TextRun[], short: Segm
   }
   if (multi < 2) return oneColumnTable(box, ys, lineRuns, baselines, size);
   const unspanned: TextRun[] = [];
-  for (const r of several) if (!spanning(r, lineOf(lineRuns, r), headedBy, lineRuns, header, size)) unspanned.push(r);
+  // Each run's line, looked up once (the scan per run, in the loop over body lines below, was cubic in a long table's lines).
+  const lineIndex = lineIndexOf(lineRuns);
+  for (const r of several) if (!spanning(r, lineIndex.get(r) ?? -1, headedBy, lineRuns, header, size)) unspanned.push(r);
   const intervals: [number, number][] = [];
   for (const r of unspanned.length ? unspanned : several.length ? several : inside) intervals.push([r.x0, r.x1]);
   intervals.sort(byFirst);
@@ -1113,7 +1115,7 @@ function stackTable(stack: Segment[], h: Segment[], runs: TextRun[], short: Segm
     if (bodyLines.length >= 5) {
       for (const n of bodyLines) {
         const others: [number, number][] = [];
-        for (const r of unspanned) if (lineOf(lineRuns, r) !== n) others.push([r.x0, r.x1]);
+        for (const r of unspanned) if ((lineIndex.get(r) ?? -1) !== n) others.push([r.x0, r.x1]);
         others.sort(byFirst);
         const more = gapsOf(others, size);
         if (more.length > bounds.length && straddled(more, lineRuns[n]) === more.length - bounds.length) {
@@ -1316,10 +1318,11 @@ function onePiece(f: Fragment, size: number): boolean {
   return true;
 }
 
-/** The line of lineRuns that holds run r, or -1. */
-function lineOf(lineRuns: TextRun[][], r: TextRun): number {
-  for (let n = 0; n < lineRuns.length; n++) if (lineRuns[n].includes(r)) return n;
-  return -1;
+/** Each run's line in lineRuns (the first that holds it). */
+function lineIndexOf(lineRuns: TextRun[][]): Map<TextRun, number> {
+  const index = new Map<TextRun, number>();
+  for (let n = 0; n < lineRuns.length; n++) for (const r of lineRuns[n]) if (!index.has(r)) index.set(r, n);
+  return index;
 }
 
 /**
