@@ -21,14 +21,29 @@ export const outsideView = (view: [number, number, number, number], l: number, t
   Math.max(l, r) < view[0] || Math.min(l, r) > view[2] || Math.max(t, b) < view[1] || Math.min(t, b) > view[3];
 
 /**
- * The string of code units codes[0..n), made once: a string grown a character at a time is a
+ * Appends a character's UTF-16 code units. Compatibility characters are folded, as pdf.js did
+ * (its text layer normalised them): ligatures "ﬁ" -> "fi" and the like, so words match what
+ * people search.
+ */
+const pushChar = (codes: number[], u: number): void => {
+  if (u < 0x2024 || (u > 0x2026 && u < 0xfb00) || (u > 0xfb4f && u < 0x10000)) {
+    codes.push(u);
+    return;
+  }
+  const ch = String.fromCodePoint(u);
+  const folded = u < 0x10000 ? ch.normalize('NFKC') : ch;
+  for (let i = 0; i < folded.length; i++) codes.push(folded.charCodeAt(i));
+};
+
+/**
+ * The string of a run's code units, made once: a string grown a character at a time is a
  * rope that the layout's first string operation has to flatten, a copy per run.
  */
-const codesToString = (codes: Uint16Array, n: number): string => {
-  // (apply() takes a bounded number of arguments.)
-  if (n <= 4096) return String.fromCharCode.apply(null, codes.subarray(0, n) as unknown as number[]);
+const codesToString = (codes: number[]): string => {
+  if (codes.length <= 4096) return String.fromCharCode.apply(null, codes);
+  // apply() takes a bounded number of arguments.
   let s = '';
-  for (let i = 0; i < n; i += 4096) s += String.fromCharCode.apply(null, codes.subarray(i, Math.min(n, i + 4096)) as unknown as number[]);
+  for (let i = 0; i < codes.length; i += 4096) s += String.fromCharCode.apply(null, codes.slice(i, i + 4096));
   return s;
 };
 
@@ -41,51 +56,16 @@ const codesToString = (codes: Uint16Array, n: number): string => {
 export class RunBuilder {
   readonly runs: RawRun[] = [];
   private cur: RawRun | null = null;
-  /**
-   * The current run's UTF-16 code units, the first `n` (one run is open at a time): one buffer
-   * for all the runs, not a number[] grown per run (a sixth of the reader's allocation).
-   */
-  private codes = new Uint16Array(1024);
-  private n = 0;
-
-  /** Appends a UTF-16 code unit to the current run's. */
-  private push(unit: number): void {
-    if (this.n === this.codes.length) {
-      const more = new Uint16Array(this.codes.length * 2);
-      more.set(this.codes);
-      this.codes = more;
-    }
-    this.codes[this.n++] = unit;
-  }
-
-  /**
-   * Appends a character's UTF-16 code units. Compatibility characters are folded, as pdf.js did
-   * (its text layer normalised them): ligatures "ﬁ" -> "fi" and the like, so words match what
-   * people search.
-   */
-  private pushChar(u: number): void {
-    if (u < 0x2024 || (u > 0x2026 && u < 0xfb00) || (u > 0xfb4f && u < 0x10000)) {
-      this.push(u);
-      return;
-    }
-    const ch = String.fromCodePoint(u);
-    const folded = u < 0x10000 ? ch.normalize('NFKC') : ch;
-    for (let i = 0; i < folded.length; i++) this.push(folded.charCodeAt(i));
-  }
 
   /** Ends the current run (a line break of the engine). */
   lineBreak(): void {
     const run = this.cur;
     this.cur = null;
-    const n = this.n;
-    this.n = 0;
-    if (!run || !n) return;
+    if (!run || !run.codes.length) return;
     // A space that ended a run stays in its text, as it did in pdf.js's items: the next run
     // may sit closer than the layout's word-gap threshold (a word in another font).
-    this.n = n;
-    if (run.pendingSpace) this.push(0x20);
-    run.text = codesToString(this.codes, this.n);
-    this.n = 0;
+    if (run.pendingSpace) run.codes.push(0x20);
+    run.text = codesToString(run.codes);
     this.runs.push(run);
   }
 
@@ -107,12 +87,12 @@ export class RunBuilder {
     const along1 = Math.max(p1, p2, p3, p4);
     const gap = along0 - run.reach;
     if (gap > RUN_GAP * run.size || along1 < run.reach - 4 * run.size) return false;
-    if (gap > CUT_GAP * run.size) (run.cuts ??= []).push(this.n, run.reach, along0);
+    if (gap > CUT_GAP * run.size) (run.cuts ??= []).push(run.codes.length, run.reach, along0);
     // A visible gap inside a text object is a space even when the document has none
     // (letter-spaced code listings, words placed by kerning): pdf.js's threshold.
-    if (run.pendingSpace || gap > SPACE_GAP * run.size) this.push(0x20);
+    if (run.pendingSpace || gap > SPACE_GAP * run.size) run.codes.push(0x20);
     run.pendingSpace = false;
-    this.pushChar(u);
+    pushChar(run.codes, u);
     if (l < run.left) run.left = l;
     if (r > run.right) run.right = r;
     if (b < run.bottom) run.bottom = b;
@@ -123,14 +103,16 @@ export class RunBuilder {
 
   /** More code units of the character just added (a ligature's second letter, say). */
   append(u: number): void {
-    if (this.cur) this.pushChar(u);
+    if (this.cur) pushChar(this.cur.codes, u);
   }
 
   /** Starts a run with this character. */
   start(object: number, u: number, l: number, t: number, r: number, b: number, dx: number, dy: number, size: number, ox: number, oy: number, fontId: string): void {
     this.lineBreak();
-    this.pushChar(u);
+    const codes: number[] = [];
+    pushChar(codes, u);
     this.cur = {
+      codes,
       text: '',
       object,
       fontId,

@@ -6,7 +6,8 @@ import type { Frame } from './geometry.ts';
 
 /** Characters of one text object on one line, in PDF user space, before the frame is known. */
 export interface RawRun {
-  /** The run's text, made when it ends (RunBuilder keeps its code units until then). */
+  /** UTF-16 code units of the run's text: one string per run, made when it ends. */
+  codes: number[];
   text: string;
   object: number;
   fontId: string;
@@ -29,7 +30,7 @@ export interface RawRun {
   from: number;
   /**
    * Gaps inside the run wider than a word space (CUT_GAP font sizes: cells of a tight table),
-   * three numbers each: the index in the text of the space put there, where the gap starts and
+   * three numbers each: the index in codes of the space put there, where the gap starts and
    * where it ends along the baseline; null when there are none.
    */
   cuts: number[] | null;
