@@ -6,7 +6,7 @@
 import type { PdfPage } from './open-pdf.ts';
 import { applyMatrix, frameU, frameV, multiplyMatrix, type Frame } from './geometry.ts';
 import type { Fragment, RawRules, TextRun } from './text-types.ts';
-import { ascending, byBaseline, byFirst, byX0, buildFragments } from './fragments.ts';
+import { ascending, byBaseline, byBaselineThenX0, byFirst, byX0, buildFragments } from './fragments.ts';
 
 export interface Segment {
   x0: number;
@@ -214,44 +214,72 @@ function gridTables(h: Segment[], v: Segment[], runs: TextRun[]): Table[] {
   for (const s of v) all.push({ s, horizontal: false });
   const parent: number[] = [];
   for (let i = 0; i < all.length; i++) parent.push(i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
   // Only a horizontal and a vertical rule can cross: `all` holds the horizontal ones first.
-  for (let i = 0; i < h.length; i++) {
-    const hs = h[i];
-    for (let j = h.length; j < all.length; j++) {
-      const vs = all[j].s;
-      if (vs.x0 >= hs.x0 - TOL && vs.x0 <= hs.x1 + TOL && hs.y0 >= vs.y0 - TOL && hs.y0 <= vs.y1 + TOL) parent[find(i)] = find(j);
-    }
-  }
+  for (let i = 0; i < h.length; i++) joinCrossing(all, i, h.length, parent);
   // A double rule (\hline\hline under a header) cuts the vertical rules: the grids above and
   // below it, framed at the same x-positions and only the rule's gap apart, are one table.
   const boxes = new Map<number, { x0: number; x1: number; top: number; bottom: number }>();
-  all.forEach((e, i) => {
-    if (e.horizontal) return;
-    const root = find(i);
+  // (Loops, not forEach callbacks made per call: V8 recompile churn.)
+  for (let i = 0; i < all.length; i++) {
+    const e = all[i];
+    if (e.horizontal) continue;
+    const root = findRoot(parent, i);
     const b = boxes.get(root);
     if (!b) boxes.set(root, { x0: e.s.x0, x1: e.s.x0, top: e.s.y0, bottom: e.s.y1 });
-    else Object.assign(b, { x0: Math.min(b.x0, e.s.x0), x1: Math.max(b.x1, e.s.x0), top: Math.min(b.top, e.s.y0), bottom: Math.max(b.bottom, e.s.y1) });
-  });
-  const framed = [...boxes.entries()];
-  for (const [ra, a] of framed) {
-    for (const [rb, b] of framed) {
-      if (ra !== rb && a.x1 - a.x0 > 10 && Math.abs(a.x0 - b.x0) <= TOL && Math.abs(a.x1 - b.x1) <= TOL && b.top - a.bottom >= 0 && b.top - a.bottom <= 4) parent[find(ra)] = find(rb);
+    else {
+      b.x0 = Math.min(b.x0, e.s.x0);
+      b.x1 = Math.max(b.x1, e.s.x0);
+      b.top = Math.min(b.top, e.s.y0);
+      b.bottom = Math.max(b.bottom, e.s.y1);
+    }
+  }
+  // (Indexed loops, the narrow boxes skipped before the inner one: a page of short vertical
+  // strokes, each its own group, made this a million pairs, each destructured through an iterator.)
+  const roots = [...boxes.keys()];
+  const framed = [...boxes.values()];
+  for (let p = 0; p < framed.length; p++) {
+    const a = framed[p];
+    if (!(a.x1 - a.x0 > 10)) continue;
+    const ra = roots[p];
+    for (let q = 0; q < framed.length; q++) {
+      const b = framed[q];
+      const rb = roots[q];
+      if (ra !== rb && Math.abs(a.x0 - b.x0) <= TOL && Math.abs(a.x1 - b.x1) <= TOL && b.top - a.bottom >= 0 && b.top - a.bottom <= 4) parent[findRoot(parent, ra)] = findRoot(parent, rb);
     }
   }
   joinHeaderRules(all, h.length, parent, runs);
   const groups = new Map<number, typeof all>();
-  all.forEach((e, i) => {
-    const root = find(i);
+  for (let i = 0; i < all.length; i++) {
+    const root = findRoot(parent, i);
     if (!groups.has(root)) groups.set(root, []);
-    groups.get(root)!.push(e);
-  });
+    groups.get(root)!.push(all[i]);
+  }
   const tables: Table[] = [];
   for (const group of groups.values()) {
     const table = gridTable(group, runs);
     if (table) tables.push(table);
   }
   return tables;
+}
+
+/**
+ * Joins horizontal rule all[i] with every vertical rule (all[hCount..]) it crosses. (A function
+ * of its own, called per rule, not the inner loop of gridTables: a page of a few hundred rules
+ * each way ran that loop's tens of thousands of steps in gridTables called once per page, so in
+ * code V8 had only compiled on stack replacement, which it left ('exit from OSR'd inner loop')
+ * at the end of every inner loop, boxing a number for every comparison in the interpreter.)
+ */
+function joinCrossing(all: { s: Segment; horizontal: boolean }[], i: number, hCount: number, parent: number[]): void {
+  const hs = all[i].s;
+  for (let j = hCount; j < all.length; j++) {
+    const vs = all[j].s;
+    if (vs.x0 >= hs.x0 - TOL && vs.x0 <= hs.x1 + TOL && hs.y0 >= vs.y0 - TOL && hs.y0 <= vs.y1 + TOL) parent[findRoot(parent, i)] = findRoot(parent, j);
+  }
+}
+
+/** The root of i in a union-find parent array, every node on the way pointed at it (path compression). */
+function findRoot(parent: number[], i: number): number {
+  return parent[i] === i ? i : (parent[i] = findRoot(parent, parent[i]));
 }
 
 /** The root of i in a union-find parent array (with path halving). */
@@ -357,16 +385,13 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // A grid open on a side ("{l|c|c|}" under a header row with no rule above it: a decision
   // table's corner left blank): horizontal rules reaching past the first vertical one, or
   // vertical ones rising above the first horizontal one, bound a column or a row of text.
-  const textIn = (x0: number, x1: number, y0: number, y1: number) => runs.some((r) => inBox(r, { x0, x1, top: y0, bottom: y1 }));
   // Only where every rule of the other direction reaches as far (the rules of a table are
-  // of one length; the bars of a chart are not).
+  // of one length; the bars of a chart are not). (Module functions, not closures made per call.)
   const xs0 = ruledXs;
-  const allH = (f: (h: Segment) => boolean) => rulesH.every(f);
-  const allV = (f: (v: Segment[]) => boolean) => xs0.every((x) => f(vs.filter((v) => Math.abs(v.x0 - x) <= TOL)));
-  if (xs0.length >= 3 && left < xs0[0] - 10 && allH((h) => h.x0 <= left + TOL) && textIn(left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
-  if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allH((h) => h.x1 >= right - TOL) && textIn(xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
-  if (xs0.length >= 3 && above < ys[0] - 5 && allV((v) => v.some((s) => s.y0 <= above + TOL)) && textIn(xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
-  if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allV((v) => v.some((s) => s.y1 >= below - TOL)) && textIn(xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
+  if (xs0.length >= 3 && left < xs0[0] - 10 && allReachLeft(rulesH, left) && textInBox(runs, left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
+  if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allReachRight(rulesH, right) && textInBox(runs, xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
+  if (xs0.length >= 3 && above < ys[0] - 5 && allRiseTo(xs0, vs, above) && textInBox(runs, xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
+  if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allFallTo(xs0, vs, below) && textInBox(runs, xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
   // A header row drawn as shading only, no rule over it (Word's repeated header row): its line
   // sits right on the grid's top rule, its cells standing apart at the column bounds.
   const headTop = shadedHeaderTop(ys[0], ruledXs, Math.min(left, ruledXs[0]), Math.max(right, ruledXs[ruledXs.length - 1]), runs);
@@ -386,8 +411,8 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // table whose top-level column is empty on the page a break carried its rows to): no column,
   // but the table's box covers its rules (they are the table's, not a stack of rules of their
   // own), and a part so cut joins the part before it at its place (pdf-md's continuation).
-  if (xs0.length >= 3 && left < box.x0 - 10 && allH((h) => h.x0 <= left + TOL)) box.x0 = left;
-  if (xs0.length >= 3 && right > box.x1 + 10 && allH((h) => h.x1 >= right - TOL)) box.x1 = right;
+  if (xs0.length >= 3 && left < box.x0 - 10 && allReachLeft(rulesH, left)) box.x0 = left;
+  if (xs0.length >= 3 && right > box.x1 + 10 && allReachRight(rulesH, right)) box.x1 = right;
   // Columns the rules leave out ("|l|lr|": no rule between the last two) are still columns:
   // whitespace shared by every row of a ruled column parts it, as for tables without rules.
   // Only in a grid with an inner rule: a frame round a chart with its axis labels is no table.
@@ -451,6 +476,38 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // The rules' x-positions (each column's left rule, and the right one): a grid cut by a page
   // break is drawn again at the same positions on the next page, which joins the parts.
   return rows.length >= 1 && xs.length >= 3 ? { ...box, rows, columns: xs } : null;
+}
+
+/** Whether every horizontal rule starts at x = left or before it. */
+function allReachLeft(rulesH: Segment[], left: number): boolean {
+  for (const h of rulesH) if (!(h.x0 <= left + TOL)) return false;
+  return true;
+}
+
+/** Whether every horizontal rule ends at x = right or after it. */
+function allReachRight(rulesH: Segment[], right: number): boolean {
+  for (const h of rulesH) if (!(h.x1 >= right - TOL)) return false;
+  return true;
+}
+
+/** Whether at each x-position of xs a vertical rule there rises to height `above`. */
+function allRiseTo(xs: number[], vs: Segment[], above: number): boolean {
+  for (const x of xs) {
+    let found = false;
+    for (const s of vs) if (Math.abs(s.x0 - x) <= TOL && s.y0 <= above + TOL) found = true;
+    if (!found) return false;
+  }
+  return true;
+}
+
+/** Whether at each x-position of xs a vertical rule there reaches down to height `below`. */
+function allFallTo(xs: number[], vs: Segment[], below: number): boolean {
+  for (const x of xs) {
+    let found = false;
+    for (const s of vs) if (Math.abs(s.x0 - x) <= TOL && s.y1 >= below - TOL) found = true;
+    if (!found) return false;
+  }
+  return true;
 }
 
 /**
@@ -642,14 +699,18 @@ function unruledBounds(ruledXs: number[], runs: TextRun[]): number[] {
     let reach = col[0].x1;
     for (let i = 1; i < col.length; i++) {
       const gap = col[i].x0 - reach;
-      if (gap >= 0.8 * size) {
-        const lines = (rs: TextRun[]) => cluster(rs.map((r) => r.baseline), size * 0.35).length;
-        if (lines(col.slice(0, i)) >= 2 && lines(col.slice(i)) >= 2) out.push((reach + col[i].x0) / 2);
-      }
+      if (gap >= 0.8 * size && lineCount(col, 0, i, size) >= 2 && lineCount(col, i, col.length, size) >= 2) out.push((reach + col[i].x0) / 2);
       reach = Math.max(reach, col[i].x1);
     }
   }
   return out;
+}
+
+/** How many lines (baselines 0.35 sizes apart) runs[from..to) make. */
+function lineCount(runs: TextRun[], from: number, to: number, size: number): number {
+  const baselines: number[] = [];
+  for (let i = from; i < to; i++) baselines.push(runs[i].baseline);
+  return cluster(baselines, size * 0.35).length;
 }
 
 /**
@@ -723,6 +784,31 @@ function spansOf(group: { s: Segment; horizontal: boolean }[], xs: number[], ys:
   return grid;
 }
 
+/** A line's largest size. */
+function lineSize(l: TextRun[]): number {
+  let size = -Infinity;
+  for (const r of l) size = Math.max(size, r.size);
+  return size;
+}
+
+/** The lines from lines[from] on, one step (up or down) at a time, while each is a line step from the last; null past four lines or none. */
+function lineBlock(lines: TextRun[][], from: number, step: 1 | -1): TextRun[][] | null {
+  const out: TextRun[][] = [];
+  for (let k = from; k >= 0 && k < lines.length; k += step) {
+    const prev = out[out.length - 1];
+    if (prev && Math.abs(lines[k][0].baseline - prev[0].baseline) > 1.6 * lineSize(prev)) break;
+    out.push(lines[k]);
+    if (out.length > 4) return null;
+  }
+  return out.length ? out : null;
+}
+
+/** The index of the start (a cell's left edge) run r begins at, or -1. */
+function startIndex(starts: number[], r: TextRun): number {
+  for (let k = 0; k < starts.length; k++) if (Math.abs(r.x0 - starts[k]) <= 1.5) return k;
+  return -1;
+}
+
 /**
  * The rows round a lone rule (a table ruled between rows only, cut by a page break after its
  * first row): the top of the lines just above it and the bottom of those just below, when
@@ -740,475 +826,733 @@ function loneRuleRows(y: number, x0: number, x1: number, runs: TextRun[]): [numb
     if (last && Math.abs(last[0].baseline - r.baseline) <= 2) last.push(r);
     else lines.push([r]);
   }
-  const size = (l: TextRun[]) => Math.max(...l.map((r) => r.size));
-  const block = (from: number, step: 1 | -1): TextRun[][] | null => {
-    const out: TextRun[][] = [];
-    for (let k = from; k >= 0 && k < lines.length; k += step) {
-      const prev = out[out.length - 1];
-      if (prev && Math.abs(lines[k][0].baseline - prev[0].baseline) > 1.6 * size(prev)) break;
-      out.push(lines[k]);
-      if (out.length > 4) return null;
+  // (Module functions, not closures made per call: V8 recompile churn, 'wrong call target'.)
+  let firstBelow = -1;
+  for (let k = 0; k < lines.length; k++) {
+    if (lines[k][0].baseline - lineSize(lines[k]) * 0.3 > y) {
+      firstBelow = k;
+      break;
     }
-    return out.length ? out : null;
-  };
-  const firstBelow = lines.findIndex((l) => l[0].baseline - size(l) * 0.3 > y);
+  }
   const lastAbove = (firstBelow < 0 ? lines.length : firstBelow) - 1;
   if (firstBelow < 0 || lastAbove < 0) return null;
-  if (y - lines[lastAbove][0].baseline > 2 * size(lines[lastAbove]) || lines[firstBelow][0].baseline - y > 2.5 * size(lines[firstBelow])) return null;
-  const above = block(lastAbove, -1);
-  const below = block(firstBelow, 1);
+  if (y - lines[lastAbove][0].baseline > 2 * lineSize(lines[lastAbove]) || lines[firstBelow][0].baseline - y > 2.5 * lineSize(lines[firstBelow])) return null;
+  const above = lineBlock(lines, lastAbove, -1);
+  const below = lineBlock(lines, firstBelow, 1);
   if (!above || !below || above[0].length < 2 || below[0].length < 2) return null;
   const all = [...above, ...below].flat();
-  const starts = cluster(all.map((r) => r.x0), 1.5);
-  const at = (r: TextRun) => starts.findIndex((x) => Math.abs(r.x0 - x) <= 1.5);
+  const lefts: number[] = [];
+  for (const r of all) lefts.push(r.x0);
+  const starts = cluster(lefts, 1.5);
   if (starts.length > Math.max(above[0].length, below[0].length)) return null;
-  if (!all.every((r) => r.x1 < (starts[at(r) + 1] ?? Infinity))) return null;
-  const shared = above[0].filter((r) => below[0].some((b) => at(b) === at(r))).length;
+  for (const r of all) if (!(r.x1 < (starts[startIndex(starts, r) + 1] ?? Infinity))) return null;
+  let shared = 0;
+  for (const r of above[0]) if (below[0].some((b) => startIndex(starts, b) === startIndex(starts, r))) shared++;
   if (shared < 2) return null;
   return [Math.min(...above.flat().map((r) => r.baseline - r.size)) - 1, Math.max(...below.flat().map((r) => r.baseline + 0.3 * r.size))];
+}
+
+/** A stretch of a page's line with no gap wider than a word space in it (ruleStacks). */
+interface LineSpan {
+  x0: number;
+  x1: number;
+  baseline: number;
+  size: number;
+}
+
+/** Where a rule-stack table's cell lies: its runs' extent and largest size. */
+interface CellExtent {
+  x0: number;
+  x1: number;
+  size: number;
 }
 
 /**
  * Tables separated by horizontal rules only: rules of about the same extent stacked on top
  * of each other; columns come from the whitespace shared by every row between them.
+ *
+ * Its steps are module functions that take what they use as arguments, not closures made on
+ * every call: as one function of 400 lines with twenty closures, V8 compiled it again and
+ * again in the tool pool's long-lived workers (each TurboFan compile 100-300 ms of CPU; 1.4 s
+ * of the second pass over the tuned suite), and under tsx every named closure is also renamed
+ * (esbuild's keepNames, a defineProperty) each time it is made.
  */
 function ruleStackTables(h: Segment[], runs: TextRun[], taken: Table[], short: Segment[]): Table[] {
-  const free = h.filter((s) => !taken.some((t) => s.y0 >= t.top - TOL && s.y0 <= t.bottom + TOL && s.x0 >= t.x0 - TOL && s.x1 <= t.x1 + TOL));
-  const sorted = [...free].sort((a, b) => a.y0 - b.y0);
-  // Rules of one extent, cut where text under them and wider than them runs between two of
-  // them: two tables of the same width on a page, with a paragraph between them, are two
-  // stacks (text of the other column of the page does not cut).
-  const stacks: Segment[][] = [];
+  const tables: Table[] = [];
+  for (const stack of ruleStacks(h, runs, taken)) {
+    const table = stackTable(stack, h, runs, short);
+    if (table) tables.push(table);
+  }
+  return tables;
+}
+
+const byY0 = (a: Segment, b: Segment): number => a.y0 - b.y0;
+const descending = (a: number, b: number): number => b - a;
+
+/**
+ * The rules not inside a table already, in stacks of one extent each, cut where text under
+ * them and wider than them runs between two of them: two tables of the same width on a page,
+ * with a paragraph between them, are two stacks (text of the other column of the page does not cut).
+ */
+function ruleStacks(h: Segment[], runs: TextRun[], taken: Table[]): Segment[][] {
+  // (Lists by push, not .filter/.map: see gridTables.)
+  const free: Segment[] = [];
+  for (const s of h) if (!insideTable(s, taken)) free.push(s);
+  free.sort(byY0);
   // The page's lines cut only at gaps wider than a word space (runs also end where the font changes).
-  const spans: { x0: number; x1: number; baseline: number; size: number }[] = [];
-  for (const r of [...runs].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0)) {
+  const spans: LineSpan[] = [];
+  for (const r of [...runs].sort(byBaselineThenX0)) {
     const last = spans[spans.length - 1];
     if (last && Math.abs(last.baseline - r.baseline) <= 1 && r.x0 >= last.x1 - 1 && r.x0 - last.x1 < 0.55 * Math.max(last.size, r.size)) last.x1 = Math.max(last.x1, r.x1);
     else spans.push({ x0: r.x0, x1: r.x1, baseline: r.baseline, size: r.size });
   }
-  const wider = new Map<Segment[], { x0: number; x1: number; baseline: number; size: number }[]>();
+  const wider = new Map<Segment[], LineSpan[]>();
   // The page's text size: the median run's.
   const sizes: number[] = [];
   for (const r of runs) sizes.push(r.size);
   sizes.sort(ascending);
   const textSize = sizes.length ? sizes[sizes.length >> 1] : 10;
-  const prose = (st: Segment[], y0: number, y1: number) => {
-    const a = st[0];
-    let list = wider.get(st);
-    // (Or a line of prose as wide as them, text with no gap wider than a word space across
-    // most of their width: tables with rules between rows only and no frame, as wide as the
-    // text, have paragraphs between them as wide as they are. A row's cells stand apart.)
-    if (!list) wider.set(st, (list = [...runs, ...spans].filter((r) => r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size || r.x1 - r.x0 >= 0.85 * (a.x1 - a.x0)))));
-    let found = false;
-    for (const r of list) {
-      if (r.baseline <= y0 || r.baseline - r.size * 0.7 >= y1) continue;
-      // (But for the one line of the page's text size between two rules fifteen such sizes
-      // wide or less, within them: a one-column table's head fills its rules.)
-      if (r.x0 >= a.x0 - TOL && r.x1 <= a.x1 + TOL && r.size <= 1.2 * textSize && a.x1 - a.x0 <= 15 * textSize && oneLineBetween(runs, a.x0, a.x1, y0, y1)) continue;
-      found = true;
-    }
-    return found;
-  };
-  for (const s of sorted) {
-    // (Nor does a stack reach over a table of its own between two of its rules.)
-    const tableBetween = (y0: number, y1: number) => taken.some((t) => t.top > y0 && t.bottom < y1 && t.x0 < s.x1 && t.x1 > s.x0);
+  const stacks: Segment[][] = [];
+  for (const s of free) {
     // (A list's rules, over and under it beside other lists, are one table's: a vertical rule
-    // joins them, and a narrow list's lines look as wide as prose.)
-    const stack = stacks.find((st) => Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6 && ((s as Joined).list || !prose(st, st[st.length - 1].y0, s.y0)) && !tableBetween(st[st.length - 1].y0, s.y0));
+    // joins them, and a narrow list's lines look as wide as prose. Nor does a stack reach over
+    // a table of its own between two of its rules.)
+    let stack: Segment[] | undefined;
+    for (const st of stacks) {
+      const lastY = st[st.length - 1].y0;
+      if (Math.abs(st[0].x0 - s.x0) <= 6 && Math.abs(st[0].x1 - s.x1) <= 6 && ((s as Joined).list || !proseBetween(st, lastY, s.y0, runs, spans, wider, textSize)) && !tableBetween(taken, s, lastY, s.y0)) {
+        stack = st;
+        break;
+      }
+    }
     if (stack) stack.push(s);
     else stacks.push([s]);
   }
-  const tables: Table[] = [];
-  for (const stack of stacks) {
-    // By push, not map: see gridTables.
-    const stackY0s: number[] = [];
-    for (const s of stack) stackY0s.push(s.y0);
-    let ys = cluster(stackY0s, TOL);
-    let perRow = false;
-    // A frame round the rules (an \fbox a few points out) joins the stack: the empty bands
-    // between it and the table's own top and bottom rules are no rows.
-    const x0 = Math.min(...stack.map((s) => s.x0));
-    const x1 = Math.max(...stack.map((s) => s.x1));
-    const textIn = (a: number, b: number) => runs.some((r) => inBox(r, { x0: x0 - TOL, x1: x1 + TOL, top: a, bottom: b }));
-    while (ys.length >= 4 && !textIn(ys[0], ys[1])) ys = ys.slice(1);
-    while (ys.length >= 4 && !textIn(ys[ys.length - 2], ys[ys.length - 1])) ys = ys.slice(0, -1);
-    // One rule with a row at the cells' x-positions right above it and right below it (no
-    // more than four lines each, set apart from other text): the part of a table ruled
-    // between rows only that a page break left with its header and one row.
-    let lone = false;
-    if (ys.length === 1) {
-      const parts = loneRuleRows(ys[0], stack[0].x0 - TOL, stack[0].x1 + TOL, runs);
-      if (!parts) continue;
-      ys = [parts[0], ys[0], parts[1]];
-      lone = perRow = true;
-    }
-    // Two rules (\toprule, \bottomrule) with a row of \cmidrule pieces between them, one
-    // under each head and no \midrule: that row parts the heads from the body as a rule would.
-    if (ys.length === 2) {
-      const y = columnRuleRow(h, short, stack[0].x0, stack[0].x1, ys[0], ys[1], runs);
-      if (y !== null) ys = [ys[0], y, ys[1]];
-    }
-    // A list set beside others has a rule over it and one under it, no rule between its rows:
-    // its lines are its rows, none a head.
-    if (ys.length === 2 && (stack[0] as Joined).list) ys = [ys[0], ys[0] + 0.1, ys[1]];
-    if (ys.length < 3) continue;
-    if (!lone) {
-      // Rules between rows only, no frame (Asciidoctor's grid=rows with frame=none, DocBook's
-      // and word processors' plain table styles): every band between two rules holds one row
-      // of one to four lines, and the first row sits above the first rule and
-      // the last below the last, with no rule of their own. There the lines at the cells'
-      // x-positions within a row's height of the outer rules are rows too, and a band's lines
-      // are one row. Three bands or more, or two with such a row on both sides (a booktabs
-      // table has two bands, head and body, and its caption or notes outside its rules).
-      const ex0 = stack[0].x0 - TOL;
-      const ex1 = stack[0].x1 + TOL;
-      const boxRuns = runs.filter((r) => inBox(r, { x0: ex0, x1: ex1, top: ys[0], bottom: ys[ys.length - 1] }));
-      const linesIn = (a: number, b: number) => cluster(boxRuns.filter((r) => r.baseline - r.size * 0.3 > a && r.baseline - r.size * 0.3 < b).map((r) => r.baseline), 2).length;
-      const bands = ys.slice(1).map((y, k) => ({ h: y - ys[k], n: linesIn(ys[k], y) })).filter((b) => b.n > 0);
-      if (bands.length >= 2 && bands.every((b) => b.n <= 4)) {
-        const hmax = Math.max(...bands.map((b) => b.h));
-        // The cells' left edges: x-positions where lines of two or more bands start a run.
-        const starts = cluster(boxRuns.map((r) => r.x0), 1.5).filter((x) => new Set(boxRuns.filter((r) => Math.abs(r.x0 - x) <= 1.5).map((r) => ys.findIndex((y) => y > r.baseline))).size >= 2);
-        const fits = (r: TextRun) => {
-          const k = starts.findIndex((x) => Math.abs(r.x0 - x) <= 1.5);
-          return k >= 0 && (k + 1 >= starts.length || r.x1 < starts[k + 1]);
-        };
-        // The lines next to the rule (the first within a row's height of it), outwards, one
-        // line step apart (the row may have more lines than any other), up to four, as long as
-        // each fits: a paragraph beyond, or its raised footnote mark, ends them.
-        const outer = (rule: number, up: boolean) => {
-          if (starts.length < 2) return null;
-          const rs = runs.filter((r) => (r.x0 + r.x1) / 2 > ex0 && (r.x0 + r.x1) / 2 < ex1 && (up ? r.baseline - r.size * 0.3 < rule : r.baseline - r.size * 0.3 > rule));
-          const lines = cluster(rs.map((r) => r.baseline), 2).sort((p, q) => (up ? q - p : p - q));
-          const out: TextRun[] = [];
-          let last = NaN;
-          for (const y of lines.slice(0, 4)) {
-            const line = rs.filter((r) => Math.abs(r.baseline - y) <= 2 && !out.includes(r));
-            const size = Math.max(...line.map((r) => r.size));
-            if (Number.isNaN(last) ? Math.abs(y - size * 0.3 - rule) > hmax : Math.abs(y - last) > 1.6 * size) break;
-            if (!line.every(fits)) break;
-            out.push(...line);
-            last = y;
-          }
-          return out.length ? out : null;
-        };
-        const above = outer(ys[0], true);
-        const below = outer(ys[ys.length - 1], false);
-        if (bands.length >= 3 || above || below) {
-          perRow = true;
-          if (above) ys = [Math.min(...above.map((r) => r.baseline - r.size)) - 1, ...ys];
-          if (below) ys = [...ys, Math.max(...below.map((r) => r.baseline)) + 0.3 * Math.max(...below.map((r) => r.size))];
-        }
-      }
-    }
-    const box = { x0: stack[0].x0 - TOL, x1: stack[0].x1 + TOL, top: ys[0], bottom: ys[ys.length - 1] };
-    // By push, not .filter: an empty filter's result is a Smi array (V8 recompile churn).
-    const inside: TextRun[] = [];
-    for (const r of runs) if (inBox(r, box)) inside.push(r);
-    if (!inside.length) continue;
-    const size = inside.reduce((a, r) => a + r.size, 0) / inside.length;
-    // The table's lines as the page's text is read: a superscript or subscript ("80.9°b") on
-    // its line, not a line of its own; each line's runs, left to right.
-    let lineFrs = buildFragments(inside, Infinity).sort(byBaseline);
-    // Notes in a band of their own under the table's rows ("1 recent pstricks versions do load
-    // xcolor by default", "L, M, N are positive integers"): lines of one piece of text each
-    // under the last rule but one, below lines of several cells. They are the page's text,
-    // not a row whose one cell would straddle (and so erase) every column bound.
-    // A note is one piece of text, or opens with a raised mark (notes side by side on a line).
-    const onePiece = (f: Fragment) => {
-      const rs = [...f.runs].sort(byX0);
-      const main = Math.max(...rs.map((r) => r.size));
-      if (rs.length > 1 && rs[0].size < 0.85 * main && rs[0].baseline < rs[1].baseline - 0.2 * main) return true;
-      return rs.every((r, k) => k === 0 || r.x0 - rs[k - 1].x1 < 0.8 * size);
-    };
-    if (ys.length >= 3) {
-      const lastTop = ys[ys.length - 2];
-      const notes = lineFrs.filter((f) => f.baseline > lastTop);
-      const rows = lineFrs.filter((f) => f.baseline < lastTop);
-      if (notes.length && notes.length <= 5 && notes.every(onePiece) && rows.some((f) => !onePiece(f))) {
-        lineFrs = rows;
-        box.bottom = lastTop;
-      }
-    }
-    // (These lists by push, not .map/.filter: V8 recompile churn, 'wrong map' deopts of this
-    // function on arrays whose elements kind followed the tier of the code that made them.)
-    const baselines: number[] = [];
-    const lineRuns: TextRun[][] = [];
-    for (const f of lineFrs) {
-      baselines.push(f.baseline);
-      lineRuns.push([...f.runs].sort(byX0));
-    }
-    const stackYs = new Set(ys);
-    // Short rules inside the box (booktabs' \cmidrule) under a cell: the columns it covers are the cell's.
-    const under = h.filter((s) => s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && !stackYs.has(s.y0) && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL);
-    // Header lines: above the first rule under the top one (when they are a few, over more:
-    // a rule between groups of rows has many above it), or over a short rule (a cell spanning
-    // the columns the rule covers). Their cells may straddle column bounds.
-    let headBand = 0;
-    if (ys.length >= 3) for (const b of baselines) if (b < ys[1]) headBand++;
-    // The short rules each line heads: under it, its text over them starting or ending at a
-    // rule's end or centred on it. A rule drawn again at the same x-positions further down
-    // parts groups of rows (or rows), and only its first, under the header, is headed: "PDF"
-    // over the rule under its group's first three columns is a row's last line, not a head.
-    const headedBy: Segment[][] = [];
-    const header: boolean[] = [];
-    for (let n = 0; n < baselines.length; n++) {
-      const b = baselines[n];
-      const headed = headedRules(under, lineRuns[n], b, baselines[n + 1] ?? box.bottom, size);
-      headedBy.push(headed);
-      header.push((headBand <= 3 && headBand < baselines.length && b < ys[1]) || headed.length > 0);
-    }
-    // Column boundaries: whitespace in the x projection of the runs of lines of several runs,
-    // 0.55 font sizes wide or more (wider than a word space, typewriter ones too: cells set
-    // 6pt apart, runs of their own since run-builder.ts cuts runs there).
-    // A line of one run ("Item" over two columns) may straddle a boundary: it spans, it does
-    // not erase it; nor does a cell centred over a short rule reaching past it on both sides
-    // ("Multicolumn entry!" over the \cmidrule of the two columns it spans).
-    const lineOf = (r: TextRun) => lineRuns.findIndex((rs) => rs.includes(r));
-    // Header cells over short rules side by side (groups of columns: "Summer half-year" and
-    // "Winter half-year" over "Mean Gust Mean Gust") span the columns under them even where
-    // the rules, trimmed at their ends (\cmidrule(lr)), are no wider than the text: there a
-    // rule under most of the cell, with two or more heads of the next line under it, is enough.
-    const spanning = (f: { x0: number; x1: number }, n: number) => {
-      if (n < 0) return false;
-      const rules = headedBy[n];
-      const below = lineRuns[n + 1] ?? [];
-      const heads = (s: Segment) => below.filter((r) => r.x0 >= s.x0 - size && r.x1 <= s.x1 + size).length;
-      return rules.some((s) => (s.x0 <= f.x0 - size && s.x1 >= f.x1 + size) || (header[n] && rules.length >= 2 && heads(s) >= 2 && Math.min(s.x1, f.x1) - Math.max(s.x0, f.x0) >= 0.6 * (f.x1 - f.x0)));
-    };
-    // A table has two lines or more of several cells: rules round a heading whose number
-    // stands apart from its title, over paragraphs and a listing in a box, make none.
-    const several: TextRun[] = [];
-    let multi = 0;
-    for (const rs of lineRuns) {
-      if (rs.length < 2) continue;
-      multi++;
-      for (const r of rs) several.push(r);
-    }
-    if (multi < 2) {
-      const one = oneColumnTable(box, ys, lineRuns, baselines, size);
-      if (one) tables.push(one);
-      continue;
-    }
-    const unspanned: TextRun[] = [];
-    for (const r of several) if (!spanning(r, lineOf(r))) unspanned.push(r);
-    const intervals: [number, number][] = [];
-    for (const r of unspanned.length ? unspanned : several.length ? several : inside) intervals.push([r.x0, r.x1]);
-    intervals.sort(byFirst);
-    const gaps = (list: [number, number][]) => {
-      const out: number[] = [];
-      let reach = list[0][1];
-      for (const [s, e] of list.slice(1)) {
-        if (s - reach >= 0.55 * size) out.push((s + reach) / 2);
-        reach = Math.max(reach, e);
-      }
-      return out;
-    };
-    let bounds = gaps(intervals);
-    // One body line of several cells with a cell over columns (\multicolumn{4}{l}{...} in the
-    // last row) erases the bounds under it: where the other lines, four or more, agree on
-    // bounds that line's cells straddle, they stand, and that cell spans.
-    if (unspanned.length) {
-      const bodyLines = lineRuns.map((rs, n) => ({ rs, n })).filter(({ rs, n }) => rs.length >= 2 && !header[n]);
-      if (bodyLines.length >= 5) {
-        for (const { rs, n } of bodyLines) {
-          const others: [number, number][] = [];
-          for (const r of unspanned) if (lineOf(r) !== n) others.push([r.x0, r.x1]);
-          others.sort(byFirst);
-          const more = gaps(others);
-          if (more.length > bounds.length && more.filter((b) => rs.some((r) => r.x0 < b && r.x1 > b)).length === more.length - bounds.length) {
-            bounds = more;
-            break;
-          }
-        }
-      }
-    }
-    // Columns set closer than the whitespace rule sees (\tabcolsep cut to a point or two):
-    // left edges shared by several lines, and a column of marks after the cells.
-    const close = closeBounds(bounds, lineRuns, header, unspanned.length ? unspanned : several, size, box.x0);
-    // (A column whose right edge is such a bound is as wide as its widest cell, an l column:
-    // its cells do not wrap, however little room the line above left.)
-    const closeEdges = close ? close.added : [];
-    if (close) {
-      bounds = close.bounds;
-      cutRuns(lineRuns, close.cuts);
-    }
-    // (All short rules inside the box: a row of pieces that stood for a \midrule is a stack rule.)
-    const pieces: Segment[] = [];
-    for (const s of h) if (s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL) pieces.push(s);
-    for (const s of short) if (s.y0 > box.top + TOL && s.y0 < box.bottom - TOL) pieces.push(s);
-    const ruledBounds = withColumnRules(bounds, pieces, box, size, lineRuns, baselines, header);
-    if (ruledBounds) {
-      bounds = ruledBounds.bounds;
-      splitAtBounds(lineRuns, ruledBounds.gaps, headedBy, size);
-    }
-    if (bounds.length < 1) {
-      const one = oneColumnTable(box, ys, lineRuns, baselines, size);
-      if (one) tables.push(one);
-      continue;
-    }
-    // A column with no text (a picture in every row): where each of the stack's rules is drawn
-    // in pieces meeting at the same x-position, with no text starting just right of it (a
-    // column of text starts there) nor running across it, and no bound near, that is a bound too.
-    const joints = stack.every((sg) => (sg as Joined).joints?.length) ? ((stack[0] as Joined).joints ?? []).filter((x) => stack.every((sg) => (sg as Joined).joints!.some((j) => Math.abs(j - x) <= 1.5))) : [];
-    for (const x of joints) {
-      if (bounds.some((b) => Math.abs(b - x) < 2 * size) || inside.some((r) => (r.x0 < x && r.x1 > x) || (r.x0 >= x && r.x0 < x + 2 * size))) continue;
-      bounds = [...bounds, x].sort((a, b) => a - b);
-    }
-    const edges = [box.x0, ...bounds, box.x1];
-    const colOf = (x: number) => Math.max(0, edges.findIndex((e, k) => k > 0 && x < e) - 1);
-    unheadBodyRows(headedBy, header, lineRuns, edges, size);
-    // Where each line's cell starts and ends (for telling a wrapped first cell from a row).
-    const extent = new Map<GridCell, { x0: number; x1: number; size: number }>();
-    const lines: GridCell[][] = lineRuns.map((rs, n) => {
-      const cells: { runs: TextRun[]; from: number; to: number; x0: number; x1: number }[] = [];
-      for (const r of rs) {
-        const from = colOf(r.x0 + 0.1 * size);
-        const to = colOf(r.x1 - 0.1 * size);
-        const last = cells[cells.length - 1];
-        if (last && from <= last.to) {
-          last.runs.push(r);
-          last.to = Math.max(last.to, to);
-          last.x1 = Math.max(last.x1, r.x1);
-        } else cells.push({ runs: [r], from, to: Math.max(from, to), x0: r.x0, x1: r.x1 });
-      }
-      const next = baselines[n + 1] ?? box.bottom;
-      for (const c of cells) {
-        const rule = headedBy[n].find((s) => s.x0 <= c.x1 && s.x1 >= c.x0);
-        if (rule) {
-          c.from = Math.min(c.from, colOf(rule.x0 + size));
-          c.to = Math.max(c.to, colOf(rule.x1 - size));
-        }
-      }
-      // A header line of one cell centred on the table spans it all ("Example using tabularx").
-      // (Not one over a short rule: that rule says which columns it spans.)
-      if (header[n] && cells.length === 1 && !under.some((s) => s.y0 > baselines[n] && s.y0 < next && s.x0 <= cells[0].x1 && s.x1 >= cells[0].x0) && Math.abs((cells[0].x0 + cells[0].x1) / 2 - (box.x0 + box.x1) / 2) <= 0.05 * (box.x1 - box.x0)) {
-        cells[0].from = 0;
-        cells[0].to = edges.length - 2;
-      }
-      // Cells that now overlap are one.
-      const merged: typeof cells = [];
-      for (const c of cells) {
-        const last = merged[merged.length - 1];
-        if (last && c.from <= last.to) {
-          last.runs.push(...c.runs);
-          last.to = Math.max(last.to, c.to);
-        } else merged.push(c);
-      }
-      return merged.map((c) => {
-        const cell = { text: cellText(c.runs), col: c.from, colspan: c.to - c.from + 1, rowspan: 1 };
-        extent.set(cell, { x0: Math.min(...c.runs.map((r) => r.x0)), x1: Math.max(...c.runs.map((r) => r.x1)), size: Math.max(...c.runs.map((r) => r.size)) });
-        return cell;
-      });
-    });
-    // A body line whose every cell goes on with the cell above it (a paragraph cell on several
-    // lines: lower case, or anything after a comma or an open parenthesis, after an unfinished
-    // line) is part of the row above, not a row. Its first column is empty: a row starts there.
-    // So is a line of one cell under a cell whose last line is words of a paragraph ("Audio
-    // Interchange File" / "Format", "Disables the replacement of \thinspace." / "The stretchable
-    // thinspace is still available as"): a row of its own would have no first cell, and one
-    // word over one word ("\upshape" / "\itshape") is a list of values, each its row.
-    // A first cell goes on too (a p{} column: "Harbour mast on the" / "north pier", "Cup
-    // anemome-" / "ter") where its line above ends in a broken word, or where the first word
-    // would not have fitted on that line before the next column: a cell wraps only there.
-    // Rules under one column only, drawn again further down (microtype's Table 2: a rule under
-    // each row's name), part rows: the lines between two of them are one row, its cells on
-    // several lines.
-    const separators: number[] = [];
-    for (const s of under) if (repeated(under, s) && !headedBy.some((hs) => hs.includes(s)) && colOf(s.x0 + size) === colOf(s.x1 - size)) separators.push(s.y0);
-    // (The rules under heads part bands too: a head is no row's second line.)
-    if (separators.length >= 2) for (const hs of headedBy) for (const s of hs) separators.push(s.y0);
-    const bandYs = separators.length >= 2 ? [...ys, ...separators].sort(ascending) : ys;
-    if (separators.length >= 2) perRow = true;
-    const grid: GridCell[][] = [];
-    const lastLine = new Map<GridCell, string>();
-    const lastReach = new Map<GridCell, { x0: number; x1: number; size: number }>();
-    const open = (t: string) => (t.match(/\(/g)?.length ?? 0) > (t.match(/\)/g)?.length ?? 0);
-    const wraps = (a: GridCell, c: GridCell) => {
-      const up = lastReach.get(a) ?? extent.get(a);
-      const me = extent.get(c);
-      if (!up || !me || edges.length < 3) return false;
-      if (/\p{Ll}-$/u.test(lastLine.get(a) ?? a.text)) return true;
-      if (closeEdges.includes(edges[c.col + c.colspan])) return false;
-      // A number is a value of its own ("13.65" over "0.01" in a right-aligned column), never a line of one.
-      if (/^[-+−$€£(]*[\d.,]+[%)]*$/.test(c.text)) return false;
-      const word = (c.text.split(/\s/)[0].length / Math.max(1, c.text.length)) * (me.x1 - me.x0);
-      return up.x1 + 0.35 * me.size + word >= edges[c.col + c.colspan] - 0.5 * me.size;
-    };
-    const wrapsFirst = wraps;
-    lines.forEach((line, n) => {
-      const above = grid[grid.length - 1];
-      const strongly = (c: GridCell) => {
-        const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
-        return !!a?.text && (/[,;/–(]$/.test(a.text) || open(a.text));
-      };
-      const goesOn = (c: GridCell) => {
-        const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
-        if (!a?.text) return false;
-        // (Beside other cells, only where the line above ends in a broken word: rows of short
-        // words, "Water boatman  few  few", "load after xcolor  no  allowed", are rows.)
-        // Or where it starts lower case beside cells that go on after a comma or an open
-        // parenthesis ("Archive, tape" / "library" beside "records kept for the law," / "read
-        // once a year ...").
-        if (c.col === 0) return wrapsFirst(a, c) && (line.length === 1 || /\p{Ll}-$/u.test(lastLine.get(a) ?? a.text) || (/^\p{Ll}/u.test(c.text) && line.every((x) => x.col === 0 || strongly(x))));
-        // (Not in a column whose left edge closeBounds found, where the lines that start at it
-        // are items unless the first word would not have fitted above: "→ ⟨id⟩" over "→ ⟨id⟩1 =⟨id⟩2".)
-        if (line.length === 1 && /\S\s+\S/.test(lastLine.get(a) ?? a.text) && (!closeEdges.includes(edges[c.col]) || wraps(a, c))) return true;
-        // Or a cell of a p{} column whose line above could not take its first word (typewriter
-        // options: "-Os" / "-ffunction-sections" / "-fdata-sections").
-        return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || open(a.text) || wraps(a, c));
-      };
-      // Rules between every row: the lines between two rules are one row.
-      const band = (k: number) => bandYs.findIndex((y) => y > baselines[k]);
-      // (Each cell of the line where its column is empty above or its first word would not
-      // have fitted on the line above: rows of short items between rules that group them,
-      // "/usr" over "/opt", are rows.)
-      const fill = (c: GridCell) => {
-        const a = above?.find((x) => x.col === c.col);
-        return !a?.text || wraps(a, c);
-      };
-      if (perRow && above && n > 0 && line.length && band(n) === band(n - 1) && !ruledApart(under, baselines[n - 1], baselines[n], lineRuns[n], size) && line.every(fill)) {
-        for (const c of line) {
-          const a = above.find((x) => x.col === c.col);
-          if (!a) {
-            above.push(c);
-            above.sort((x, y) => x.col - y.col);
-            continue;
-          }
-          // (Joined with a space, a line-end hyphen kept: pdf-md heals cells' line ends by the
-          // document's own words, as word processors do not hyphenate.)
-          a.text = a.text ? `${a.text} ${c.text}` : c.text;
-          lastLine.set(a, c.text);
-          const r = extent.get(c);
-          if (r) lastReach.set(a, r);
-        }
-        return;
-      }
-      if (above && n > 0 && !header[n] && !header[n - 1] && line.length && !refills(line, above) && !ruledApart(under, baselines[n - 1], baselines[n], lineRuns[n], size) && line.every(goesOn)) {
-        for (const c of line) {
-          const a = above.find((x) => x.col === c.col)!;
-          // A word broken at the line's end is joined without its hyphen ("turn-" / "ing"); a
-          // compound's ("top-to-" / "bottom") keeps it.
-          a.text = /\p{Ll}-$/u.test(a.text) && !/-\S*-$/.test(a.text) && /^\p{Ll}/u.test(c.text) ? a.text.slice(0, -1) + c.text : /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
-          lastLine.set(a, c.text);
-          const r = extent.get(c);
-          if (r) lastReach.set(a, r);
-        }
-      } else grid.push(line);
-    });
-    const rows = grid.map((row) => {
-      const out = edges.slice(1).map(() => '');
-      for (const c of row) out[c.col] = c.text;
-      return out;
-    });
-    const spans = grid.some((row) => row.some((c) => c.colspan > 1));
-    // Where its columns' cells start, as for a table without rules (for joining a table cut by
-    // a page break: the part on the next page has its cells at the same x-positions, and may be
-    // read without its rules; the bounds midway across the gaps move with the text).
-    const columns = edges.slice(0, -1).map((e, k) => Math.min(...lines.flat().filter((c) => c.col === k && c.colspan === 1).map((c) => extent.get(c)?.x0 ?? e)));
-    tables.push({ ...box, rows, columns: columns.map((x, k) => (Number.isFinite(x) ? x : edges[k])), ...(spans ? { cells: grid } : {}), ...((stack[0] as Joined).list ? { beside: true } : {}) });
+  return stacks;
+}
+
+/** Whether rule s lies within one of the tables. */
+function insideTable(s: Segment, taken: Table[]): boolean {
+  for (const t of taken) if (s.y0 >= t.top - TOL && s.y0 <= t.bottom + TOL && s.x0 >= t.x0 - TOL && s.x1 <= t.x1 + TOL) return true;
+  return false;
+}
+
+/** Whether one of the tables lies between heights y0 and y1 across rule s. */
+function tableBetween(taken: Table[], s: Segment, y0: number, y1: number): boolean {
+  for (const t of taken) if (t.top > y0 && t.bottom < y1 && t.x0 < s.x1 && t.x1 > s.x0) return true;
+  return false;
+}
+
+/**
+ * Whether text wider than stack st's rules runs between heights y0 and y1 (or a line of prose
+ * as wide as them, text with no gap wider than a word space across most of their width: tables
+ * with rules between rows only and no frame, as wide as the text, have paragraphs between them
+ * as wide as they are. A row's cells stand apart). `wider` keeps each stack's candidates.
+ */
+function proseBetween(st: Segment[], y0: number, y1: number, runs: TextRun[], spans: LineSpan[], wider: Map<Segment[], LineSpan[]>, textSize: number): boolean {
+  const a = st[0];
+  let list = wider.get(st);
+  if (!list) {
+    list = [];
+    for (const r of runs) if (widerThanRule(r, a)) list.push(r);
+    for (const r of spans) if (widerThanRule(r, a)) list.push(r);
+    wider.set(st, list);
   }
-  return tables;
+  let found = false;
+  for (const r of list) {
+    if (r.baseline <= y0 || r.baseline - r.size * 0.7 >= y1) continue;
+    // (But for the one line of the page's text size between two rules fifteen such sizes
+    // wide or less, within them: a one-column table's head fills its rules.)
+    if (r.x0 >= a.x0 - TOL && r.x1 <= a.x1 + TOL && r.size <= 1.2 * textSize && a.x1 - a.x0 <= 15 * textSize && oneLineBetween(runs, a.x0, a.x1, y0, y1)) continue;
+    found = true;
+  }
+  return found;
+}
+
+function widerThanRule(r: LineSpan, a: Segment): boolean {
+  return r.x0 < a.x1 && r.x1 > a.x0 && (r.x0 < a.x0 - r.size || r.x1 > a.x1 + r.size || r.x1 - r.x0 >= 0.85 * (a.x1 - a.x0));
+}
+
+/** Whether some run lies in the box x0..x1, top..bottom (inBox's test). */
+function textInBox(runs: TextRun[], x0: number, x1: number, top: number, bottom: number): boolean {
+  // One box for the scan, not one per run.
+  const box = { x0, x1, top, bottom };
+  for (const r of runs) if (inBox(r, box)) return true;
+  return false;
+}
+
+/** The table a stack of rules makes, or null. */
+function stackTable(stack: Segment[], h: Segment[], runs: TextRun[], short: Segment[]): Table | null {
+  // By push, not map: see gridTables.
+  const stackY0s: number[] = [];
+  for (const s of stack) stackY0s.push(s.y0);
+  let ys = cluster(stackY0s, TOL);
+  let perRow = false;
+  // A frame round the rules (an \fbox a few points out) joins the stack: the empty bands
+  // between it and the table's own top and bottom rules are no rows.
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  for (const s of stack) {
+    x0 = Math.min(x0, s.x0);
+    x1 = Math.max(x1, s.x1);
+  }
+  while (ys.length >= 4 && !textInBox(runs, x0 - TOL, x1 + TOL, ys[0], ys[1])) ys = ys.slice(1);
+  while (ys.length >= 4 && !textInBox(runs, x0 - TOL, x1 + TOL, ys[ys.length - 2], ys[ys.length - 1])) ys = ys.slice(0, -1);
+  // One rule with a row at the cells' x-positions right above it and right below it (no
+  // more than four lines each, set apart from other text): the part of a table ruled
+  // between rows only that a page break left with its header and one row.
+  let lone = false;
+  if (ys.length === 1) {
+    const parts = loneRuleRows(ys[0], stack[0].x0 - TOL, stack[0].x1 + TOL, runs);
+    if (!parts) return null;
+    ys = [parts[0], ys[0], parts[1]];
+    lone = perRow = true;
+  }
+  // Two rules (\toprule, \bottomrule) with a row of \cmidrule pieces between them, one
+  // under each head and no \midrule: that row parts the heads from the body as a rule would.
+  if (ys.length === 2) {
+    const y = columnRuleRow(h, short, stack[0].x0, stack[0].x1, ys[0], ys[1], runs);
+    if (y !== null) ys = [ys[0], y, ys[1]];
+  }
+  // A list set beside others has a rule over it and one under it, no rule between its rows:
+  // its lines are its rows, none a head.
+  if (ys.length === 2 && (stack[0] as Joined).list) ys = [ys[0], ys[0] + 0.1, ys[1]];
+  if (ys.length < 3) return null;
+  if (!lone) {
+    const outer = outerRows(stack[0], ys, runs);
+    if (outer) {
+      perRow = true;
+      ys = outer;
+    }
+  }
+  const box = { x0: stack[0].x0 - TOL, x1: stack[0].x1 + TOL, top: ys[0], bottom: ys[ys.length - 1] };
+  // By push, not .filter: an empty filter's result is a Smi array (V8 recompile churn).
+  const inside: TextRun[] = [];
+  for (const r of runs) if (inBox(r, box)) inside.push(r);
+  if (!inside.length) return null;
+  let sizeSum = 0;
+  for (const r of inside) sizeSum += r.size;
+  const size = sizeSum / inside.length;
+  // The table's lines as the page's text is read: a superscript or subscript ("80.9°b") on
+  // its line, not a line of its own; each line's runs, left to right.
+  let lineFrs = buildFragments(inside, Infinity).sort(byBaseline);
+  // Notes in a band of their own under the table's rows ("1 recent pstricks versions do load
+  // xcolor by default", "L, M, N are positive integers"): lines of one piece of text each
+  // under the last rule but one, below lines of several cells. They are the page's text,
+  // not a row whose one cell would straddle (and so erase) every column bound.
+  if (ys.length >= 3) {
+    const lastTop = ys[ys.length - 2];
+    const notes: Fragment[] = [];
+    const rows: Fragment[] = [];
+    for (const f of lineFrs) {
+      if (f.baseline > lastTop) notes.push(f);
+      if (f.baseline < lastTop) rows.push(f);
+    }
+    if (notes.length && notes.length <= 5 && notes.every((f) => onePiece(f, size)) && rows.some((f) => !onePiece(f, size))) {
+      lineFrs = rows;
+      box.bottom = lastTop;
+    }
+  }
+  // (These lists by push, not .map/.filter: V8 recompile churn, 'wrong map' deopts of this
+  // function on arrays whose elements kind followed the tier of the code that made them.)
+  const baselines: number[] = [];
+  const lineRuns: TextRun[][] = [];
+  for (const f of lineFrs) {
+    baselines.push(f.baseline);
+    lineRuns.push([...f.runs].sort(byX0));
+  }
+  const stackYs = new Set(ys);
+  // Short rules inside the box (booktabs' \cmidrule) under a cell: the columns it covers are the cell's.
+  const under: Segment[] = [];
+  for (const s of h) if (s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && !stackYs.has(s.y0) && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL) under.push(s);
+  // Header lines: above the first rule under the top one (when they are a few, over more:
+  // a rule between groups of rows has many above it), or over a short rule (a cell spanning
+  // the columns the rule covers). Their cells may straddle column bounds.
+  let headBand = 0;
+  if (ys.length >= 3) for (const b of baselines) if (b < ys[1]) headBand++;
+  // The short rules each line heads: under it, its text over them starting or ending at a
+  // rule's end or centred on it. A rule drawn again at the same x-positions further down
+  // parts groups of rows (or rows), and only its first, under the header, is headed: "PDF"
+  // over the rule under its group's first three columns is a row's last line, not a head.
+  const headedBy: Segment[][] = [];
+  const header: boolean[] = [];
+  for (let n = 0; n < baselines.length; n++) {
+    const b = baselines[n];
+    const headed = headedRules(under, lineRuns[n], b, baselines[n + 1] ?? box.bottom, size);
+    headedBy.push(headed);
+    header.push((headBand <= 3 && headBand < baselines.length && b < ys[1]) || headed.length > 0);
+  }
+  // Column boundaries: whitespace in the x projection of the runs of lines of several runs,
+  // 0.55 font sizes wide or more (wider than a word space, typewriter ones too: cells set
+  // 6pt apart, runs of their own since run-builder.ts cuts runs there).
+  // A line of one run ("Item" over two columns) may straddle a boundary: it spans, it does
+  // not erase it; nor does a cell centred over a short rule reaching past it on both sides
+  // ("Multicolumn entry!" over the \cmidrule of the two columns it spans).
+  // A table has two lines or more of several cells: rules round a heading whose number
+  // stands apart from its title, over paragraphs and a listing in a box, make none.
+  const several: TextRun[] = [];
+  let multi = 0;
+  for (const rs of lineRuns) {
+    if (rs.length < 2) continue;
+    multi++;
+    for (const r of rs) several.push(r);
+  }
+  if (multi < 2) return oneColumnTable(box, ys, lineRuns, baselines, size);
+  const unspanned: TextRun[] = [];
+  // Each run's line, looked up once (the scan per run, in the loop over body lines below, was cubic in a long table's lines).
+  const lineIndex = lineIndexOf(lineRuns);
+  for (const r of several) if (!spanning(r, lineIndex.get(r) ?? -1, headedBy, lineRuns, header, size)) unspanned.push(r);
+  const intervals: [number, number][] = [];
+  for (const r of unspanned.length ? unspanned : several.length ? several : inside) intervals.push([r.x0, r.x1]);
+  intervals.sort(byFirst);
+  let bounds = gapsOf(intervals, size);
+  // One body line of several cells with a cell over columns (\multicolumn{4}{l}{...} in the
+  // last row) erases the bounds under it: where the other lines, four or more, agree on
+  // bounds that line's cells straddle, they stand, and that cell spans.
+  if (unspanned.length) {
+    const bodyLines: number[] = [];
+    for (let n = 0; n < lineRuns.length; n++) if (lineRuns[n].length >= 2 && !header[n]) bodyLines.push(n);
+    if (bodyLines.length >= 5) {
+      for (const n of bodyLines) {
+        const others: [number, number][] = [];
+        for (const r of unspanned) if ((lineIndex.get(r) ?? -1) !== n) others.push([r.x0, r.x1]);
+        others.sort(byFirst);
+        const more = gapsOf(others, size);
+        if (more.length > bounds.length && straddled(more, lineRuns[n]) === more.length - bounds.length) {
+          bounds = more;
+          break;
+        }
+      }
+    }
+  }
+  // Columns set closer than the whitespace rule sees (\tabcolsep cut to a point or two):
+  // left edges shared by several lines, and a column of marks after the cells.
+  const close = closeBounds(bounds, lineRuns, header, unspanned.length ? unspanned : several, size, box.x0);
+  // (A column whose right edge is such a bound is as wide as its widest cell, an l column:
+  // its cells do not wrap, however little room the line above left.)
+  const closeEdges = close ? close.added : [];
+  if (close) {
+    bounds = close.bounds;
+    cutRuns(lineRuns, close.cuts);
+  }
+  // (All short rules inside the box: a row of pieces that stood for a \midrule is a stack rule.)
+  const pieces: Segment[] = [];
+  for (const s of h) if (s.y0 > box.top + TOL && s.y0 < box.bottom - TOL && s.x1 - s.x0 < box.x1 - box.x0 - 2 * TOL) pieces.push(s);
+  for (const s of short) if (s.y0 > box.top + TOL && s.y0 < box.bottom - TOL) pieces.push(s);
+  const ruledBounds = withColumnRules(bounds, pieces, box, size, lineRuns, baselines, header);
+  if (ruledBounds) {
+    bounds = ruledBounds.bounds;
+    splitAtBounds(lineRuns, ruledBounds.gaps, headedBy, size);
+  }
+  if (bounds.length < 1) return oneColumnTable(box, ys, lineRuns, baselines, size);
+  // A column with no text (a picture in every row): where each of the stack's rules is drawn
+  // in pieces meeting at the same x-position, with no text starting just right of it (a
+  // column of text starts there) nor running across it, and no bound near, that is a bound too.
+  for (const x of sharedJoints(stack as Joined[])) {
+    if (bounds.some((b) => Math.abs(b - x) < 2 * size) || inside.some((r) => (r.x0 < x && r.x1 > x) || (r.x0 >= x && r.x0 < x + 2 * size))) continue;
+    bounds = [...bounds, x].sort((a, b) => a - b);
+  }
+  const edges = [box.x0, ...bounds, box.x1];
+  unheadBodyRows(headedBy, header, lineRuns, edges, size);
+  // Where each line's cell starts and ends (for telling a wrapped first cell from a row).
+  const extent = new Map<GridCell, CellExtent>();
+  const lines = stackLines(lineRuns, baselines, headedBy, header, under, edges, box, size, extent);
+  // Rules under one column only, drawn again further down (microtype's Table 2: a rule under
+  // each row's name), part rows: the lines between two of them are one row, its cells on
+  // several lines.
+  const separators: number[] = [];
+  for (const s of under) if (repeated(under, s) && !headedBy.some((hs) => hs.includes(s)) && columnOf(edges, s.x0 + size) === columnOf(edges, s.x1 - size)) separators.push(s.y0);
+  // (The rules under heads part bands too: a head is no row's second line.)
+  if (separators.length >= 2) for (const hs of headedBy) for (const s of hs) separators.push(s.y0);
+  const bandYs = separators.length >= 2 ? [...ys, ...separators].sort(ascending) : ys;
+  if (separators.length >= 2) perRow = true;
+  const join: RowJoin = { edges, closeEdges, extent, lastLine: new Map(), lastReach: new Map() };
+  const grid = joinWrappedLines(lines, join, perRow, bandYs, baselines, header, under, lineRuns, size);
+  // (Loops, not .map: see gridTables.)
+  const rows: string[][] = [];
+  for (const row of grid) {
+    const out: string[] = [];
+    for (let k = 1; k < edges.length; k++) out.push('');
+    for (const c of row) out[c.col] = c.text;
+    rows.push(out);
+  }
+  let spans = false;
+  for (const row of grid) for (const c of row) if (c.colspan > 1) spans = true;
+  // Where its columns' cells start, as for a table without rules (for joining a table cut by
+  // a page break: the part on the next page has its cells at the same x-positions, and may be
+  // read without its rules; the bounds midway across the gaps move with the text).
+  const columns: number[] = [];
+  for (let k = 0; k + 1 < edges.length; k++) {
+    let x = Infinity;
+    for (const line of lines) for (const c of line) if (c.col === k && c.colspan === 1) x = Math.min(x, extent.get(c)?.x0 ?? edges[k]);
+    columns.push(Number.isFinite(x) ? x : edges[k]);
+  }
+  return { ...box, rows, columns, ...(spans ? { cells: grid } : {}), ...((stack[0] as Joined).list ? { beside: true } : {}) };
+}
+
+/**
+ * Rules between rows only, no frame (Asciidoctor's grid=rows with frame=none, DocBook's
+ * and word processors' plain table styles): every band between two rules holds one row
+ * of one to four lines, and the first row sits above the first rule and
+ * the last below the last, with no rule of their own. There the lines at the cells'
+ * x-positions within a row's height of the outer rules are rows too, and a band's lines
+ * are one row. Three bands or more, or two with such a row on both sides (a booktabs
+ * table has two bands, head and body, and its caption or notes outside its rules).
+ * Returns the stack's row bounds with those outer rows (ys itself when there are none), or
+ * null when its rows are not rows of this kind.
+ */
+function outerRows(first: Segment, ys: number[], runs: TextRun[]): number[] | null {
+  const ex0 = first.x0 - TOL;
+  const ex1 = first.x1 + TOL;
+  const area = { x0: ex0, x1: ex1, top: ys[0], bottom: ys[ys.length - 1] };
+  const boxRuns: TextRun[] = [];
+  for (const r of runs) if (inBox(r, area)) boxRuns.push(r);
+  const bands: { h: number; n: number }[] = [];
+  for (let k = 0; k + 1 < ys.length; k++) {
+    const n = linesIn(boxRuns, ys[k], ys[k + 1]);
+    if (n > 0) bands.push({ h: ys[k + 1] - ys[k], n });
+  }
+  if (bands.length < 2) return null;
+  let hmax = -Infinity;
+  for (const b of bands) {
+    if (b.n > 4) return null;
+    hmax = Math.max(hmax, b.h);
+  }
+  // The cells' left edges: x-positions where lines of two or more bands start a run.
+  const lefts: number[] = [];
+  for (const r of boxRuns) lefts.push(r.x0);
+  const starts: number[] = [];
+  for (const x of cluster(lefts, 1.5)) {
+    const bandsAt = new Set<number>();
+    for (const r of boxRuns) if (Math.abs(r.x0 - x) <= 1.5) bandsAt.add(bandIndexAbove(ys, r.baseline));
+    if (bandsAt.size >= 2) starts.push(x);
+  }
+  const above = outerLines(ys[0], true, starts, runs, ex0, ex1, hmax);
+  const below = outerLines(ys[ys.length - 1], false, starts, runs, ex0, ex1, hmax);
+  if (bands.length < 3 && !above && !below) return null;
+  let out = ys;
+  if (above) {
+    let top = Infinity;
+    for (const r of above) top = Math.min(top, r.baseline - r.size);
+    out = [top - 1, ...out];
+  }
+  if (below) {
+    let baseline = -Infinity;
+    let size = -Infinity;
+    for (const r of below) {
+      baseline = Math.max(baseline, r.baseline);
+      size = Math.max(size, r.size);
+    }
+    out = [...out, baseline + 0.3 * size];
+  }
+  return out;
+}
+
+/** How many lines (baselines 2 apart) of runs lie between heights a and b. */
+function linesIn(runs: TextRun[], a: number, b: number): number {
+  const baselines: number[] = [];
+  for (const r of runs) if (r.baseline - r.size * 0.3 > a && r.baseline - r.size * 0.3 < b) baselines.push(r.baseline);
+  return cluster(baselines, 2).length;
+}
+
+/** The index of the first of ys below height y (ys.findIndex((v) => v > y)). */
+function bandIndexAbove(ys: number[], y: number): number {
+  for (let k = 0; k < ys.length; k++) if (ys[k] > y) return k;
+  return -1;
+}
+
+/** Whether run r starts at one of the cells' left edges and ends before the next. */
+function fitsStarts(r: TextRun, starts: number[]): boolean {
+  let k = -1;
+  for (let i = 0; i < starts.length; i++) {
+    if (Math.abs(r.x0 - starts[i]) <= 1.5) {
+      k = i;
+      break;
+    }
+  }
+  return k >= 0 && (k + 1 >= starts.length || r.x1 < starts[k + 1]);
+}
+
+/**
+ * The lines next to the rule (the first within a row's height of it), outwards, one line
+ * step apart (the row may have more lines than any other), up to four, as long as each fits:
+ * a paragraph beyond, or its raised footnote mark, ends them.
+ */
+function outerLines(rule: number, up: boolean, starts: number[], runs: TextRun[], ex0: number, ex1: number, hmax: number): TextRun[] | null {
+  if (starts.length < 2) return null;
+  const rs: TextRun[] = [];
+  for (const r of runs) if ((r.x0 + r.x1) / 2 > ex0 && (r.x0 + r.x1) / 2 < ex1 && (up ? r.baseline - r.size * 0.3 < rule : r.baseline - r.size * 0.3 > rule)) rs.push(r);
+  const baselines: number[] = [];
+  for (const r of rs) baselines.push(r.baseline);
+  const lines = cluster(baselines, 2).sort(up ? descending : ascending);
+  const out: TextRun[] = [];
+  let last = NaN;
+  for (let k = 0; k < lines.length && k < 4; k++) {
+    const y = lines[k];
+    const line: TextRun[] = [];
+    for (const r of rs) if (Math.abs(r.baseline - y) <= 2 && !out.includes(r)) line.push(r);
+    let size = -Infinity;
+    for (const r of line) size = Math.max(size, r.size);
+    if (Number.isNaN(last) ? Math.abs(y - size * 0.3 - rule) > hmax : Math.abs(y - last) > 1.6 * size) break;
+    let fits = true;
+    for (const r of line) {
+      if (!fitsStarts(r, starts)) {
+        fits = false;
+        break;
+      }
+    }
+    if (!fits) break;
+    for (const r of line) out.push(r);
+    last = y;
+  }
+  return out.length ? out : null;
+}
+
+/** Whether a line is a note of one piece of text, or opens with a raised mark (notes side by side on a line). */
+function onePiece(f: Fragment, size: number): boolean {
+  const rs = [...f.runs].sort(byX0);
+  let main = -Infinity;
+  for (const r of rs) main = Math.max(main, r.size);
+  if (rs.length > 1 && rs[0].size < 0.85 * main && rs[0].baseline < rs[1].baseline - 0.2 * main) return true;
+  for (let k = 1; k < rs.length; k++) if (!(rs[k].x0 - rs[k - 1].x1 < 0.8 * size)) return false;
+  return true;
+}
+
+/** Each run's line in lineRuns (the first that holds it). */
+function lineIndexOf(lineRuns: TextRun[][]): Map<TextRun, number> {
+  const index = new Map<TextRun, number>();
+  for (let n = 0; n < lineRuns.length; n++) for (const r of lineRuns[n]) if (!index.has(r)) index.set(r, n);
+  return index;
+}
+
+/**
+ * Whether a cell (x0..x1) of line n spans columns: header cells over short rules side by side
+ * (groups of columns: "Summer half-year" and "Winter half-year" over "Mean Gust Mean Gust")
+ * span the columns under them even where the rules, trimmed at their ends (\cmidrule(lr)),
+ * are no wider than the text: there a rule under most of the cell, with two or more heads of
+ * the next line under it, is enough.
+ */
+function spanning(f: { x0: number; x1: number }, n: number, headedBy: Segment[][], lineRuns: TextRun[][], header: boolean[], size: number): boolean {
+  if (n < 0) return false;
+  const rules = headedBy[n];
+  const below = lineRuns[n + 1] ?? [];
+  for (const s of rules) {
+    if ((s.x0 <= f.x0 - size && s.x1 >= f.x1 + size) || (header[n] && rules.length >= 2 && headsUnder(s, below, size) >= 2 && Math.min(s.x1, f.x1) - Math.max(s.x0, f.x0) >= 0.6 * (f.x1 - f.x0))) return true;
+  }
+  return false;
+}
+
+/** How many runs of the line below lie under rule s. */
+function headsUnder(s: Segment, below: TextRun[], size: number): number {
+  let n = 0;
+  for (const r of below) if (r.x0 >= s.x0 - size && r.x1 <= s.x1 + size) n++;
+  return n;
+}
+
+/** The middles of the gaps 0.55 sizes wide or more between intervals sorted by start. */
+function gapsOf(list: [number, number][], size: number): number[] {
+  const out: number[] = [];
+  let reach = list[0][1];
+  for (let k = 1; k < list.length; k++) {
+    const [s, e] = list[k];
+    if (s - reach >= 0.55 * size) out.push((s + reach) / 2);
+    reach = Math.max(reach, e);
+  }
+  return out;
+}
+
+/** How many of the bounds a run of the line runs across. */
+function straddled(bounds: number[], line: TextRun[]): number {
+  let n = 0;
+  for (const b of bounds) if (line.some((r) => r.x0 < b && r.x1 > b)) n++;
+  return n;
+}
+
+/** The x-positions where each of the stack's rules is drawn in pieces meeting there (its first rule's joints). */
+function sharedJoints(stack: Joined[]): number[] {
+  for (const sg of stack) if (!sg.joints?.length) return [];
+  const out: number[] = [];
+  for (const x of stack[0].joints ?? []) if (stack.every((sg) => sg.joints!.some((j) => Math.abs(j - x) <= 1.5))) out.push(x);
+  return out;
+}
+
+/** The column between edges that x falls in (the first when it is left of them all, the last edge's). */
+function columnOf(edges: number[], x: number): number {
+  for (let k = 1; k < edges.length; k++) if (x < edges[k]) return Math.max(0, k - 1);
+  return 0;
+}
+
+/** Each line's cells: its runs grouped by the columns they reach (see stackTable); their extents into `extent`. */
+function stackLines(lineRuns: TextRun[][], baselines: number[], headedBy: Segment[][], header: boolean[], under: Segment[], edges: number[], box: { x0: number; x1: number; bottom: number }, size: number, extent: Map<GridCell, CellExtent>): GridCell[][] {
+  const lines: GridCell[][] = [];
+  for (let n = 0; n < lineRuns.length; n++) {
+    const cells: { runs: TextRun[]; from: number; to: number; x0: number; x1: number }[] = [];
+    for (const r of lineRuns[n]) {
+      const from = columnOf(edges, r.x0 + 0.1 * size);
+      const to = columnOf(edges, r.x1 - 0.1 * size);
+      const last = cells[cells.length - 1];
+      if (last && from <= last.to) {
+        last.runs.push(r);
+        last.to = Math.max(last.to, to);
+        last.x1 = Math.max(last.x1, r.x1);
+      } else cells.push({ runs: [r], from, to: Math.max(from, to), x0: r.x0, x1: r.x1 });
+    }
+    const next = baselines[n + 1] ?? box.bottom;
+    for (const c of cells) {
+      const rule = headedBy[n].find((s) => s.x0 <= c.x1 && s.x1 >= c.x0);
+      if (rule) {
+        c.from = Math.min(c.from, columnOf(edges, rule.x0 + size));
+        c.to = Math.max(c.to, columnOf(edges, rule.x1 - size));
+      }
+    }
+    // A header line of one cell centred on the table spans it all ("Example using tabularx").
+    // (Not one over a short rule: that rule says which columns it spans.)
+    if (header[n] && cells.length === 1 && !under.some((s) => s.y0 > baselines[n] && s.y0 < next && s.x0 <= cells[0].x1 && s.x1 >= cells[0].x0) && Math.abs((cells[0].x0 + cells[0].x1) / 2 - (box.x0 + box.x1) / 2) <= 0.05 * (box.x1 - box.x0)) {
+      cells[0].from = 0;
+      cells[0].to = edges.length - 2;
+    }
+    // Cells that now overlap are one.
+    const merged: typeof cells = [];
+    for (const c of cells) {
+      const last = merged[merged.length - 1];
+      if (last && c.from <= last.to) {
+        last.runs.push(...c.runs);
+        last.to = Math.max(last.to, c.to);
+      } else merged.push(c);
+    }
+    const line: GridCell[] = [];
+    for (const c of merged) {
+      const cell = { text: cellText(c.runs), col: c.from, colspan: c.to - c.from + 1, rowspan: 1 };
+      let cx0 = Infinity;
+      let cx1 = -Infinity;
+      let csize = -Infinity;
+      for (const r of c.runs) {
+        cx0 = Math.min(cx0, r.x0);
+        cx1 = Math.max(cx1, r.x1);
+        csize = Math.max(csize, r.size);
+      }
+      extent.set(cell, { x0: cx0, x1: cx1, size: csize });
+      line.push(cell);
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** What telling a table line that goes on with the row above from a row needs (joinWrappedLines). */
+interface RowJoin {
+  edges: number[];
+  /** Column edges closeBounds added. */
+  closeEdges: number[];
+  extent: Map<GridCell, CellExtent>;
+  /** A joined cell's last line's text, and its extent. */
+  lastLine: Map<GridCell, string>;
+  lastReach: Map<GridCell, CellExtent>;
+}
+
+/**
+ * The table's rows from its lines. A body line whose every cell goes on with the cell above it
+ * (a paragraph cell on several lines: lower case, or anything after a comma or an open
+ * parenthesis, after an unfinished line) is part of the row above, not a row. Its first column
+ * is empty: a row starts there. So is a line of one cell under a cell whose last line is words
+ * of a paragraph ("Audio Interchange File" / "Format", "Disables the replacement of
+ * \thinspace." / "The stretchable thinspace is still available as"): a row of its own would
+ * have no first cell, and one word over one word ("\upshape" / "\itshape") is a list of
+ * values, each its row. A first cell goes on too (a p{} column: "Harbour mast on the" /
+ * "north pier", "Cup anemome-" / "ter") where its line above ends in a broken word, or where
+ * the first word would not have fitted on that line before the next column: a cell wraps only there.
+ */
+function joinWrappedLines(lines: GridCell[][], join: RowJoin, perRow: boolean, bandYs: number[], baselines: number[], header: boolean[], under: Segment[], lineRuns: TextRun[][], size: number): GridCell[][] {
+  const grid: GridCell[][] = [];
+  const { extent, lastLine, lastReach } = join;
+  for (let n = 0; n < lines.length; n++) {
+    const line = lines[n];
+    const above = grid[grid.length - 1];
+    // Rules between every row: the lines between two rules are one row. (Each cell of the
+    // line where its column is empty above or its first word would not have fitted on the
+    // line above: rows of short items between rules that group them, "/usr" over "/opt", are rows.)
+    if (perRow && above && n > 0 && line.length && bandIndexAbove(bandYs, baselines[n]) === bandIndexAbove(bandYs, baselines[n - 1]) && !ruledApart(under, baselines[n - 1], baselines[n], lineRuns[n], size) && line.every((c) => fillsAbove(c, above, join))) {
+      for (const c of line) {
+        const a = above.find((x) => x.col === c.col);
+        if (!a) {
+          above.push(c);
+          above.sort(byCol);
+          continue;
+        }
+        // (Joined with a space, a line-end hyphen kept: pdf-md heals cells' line ends by the
+        // document's own words, as word processors do not hyphenate.)
+        a.text = a.text ? `${a.text} ${c.text}` : c.text;
+        lastLine.set(a, c.text);
+        const r = extent.get(c);
+        if (r) lastReach.set(a, r);
+      }
+      continue;
+    }
+    if (above && n > 0 && !header[n] && !header[n - 1] && line.length && !refills(line, above) && !ruledApart(under, baselines[n - 1], baselines[n], lineRuns[n], size) && line.every((c) => goesOn(c, line, above, join))) {
+      for (const c of line) {
+        const a = above.find((x) => x.col === c.col)!;
+        // A word broken at the line's end is joined without its hyphen ("turn-" / "ing"); a
+        // compound's ("top-to-" / "bottom") keeps it.
+        a.text = /\p{Ll}-$/u.test(a.text) && !/-\S*-$/.test(a.text) && /^\p{Ll}/u.test(c.text) ? a.text.slice(0, -1) + c.text : /-$/.test(a.text) ? a.text + c.text : `${a.text} ${c.text}`;
+        lastLine.set(a, c.text);
+        const r = extent.get(c);
+        if (r) lastReach.set(a, r);
+      }
+    } else grid.push(line);
+  }
+  return grid;
+}
+
+const byCol = (x: GridCell, y: GridCell): number => x.col - y.col;
+
+/** Whether t opens more parentheses than it closes. */
+function opensParen(t: string): boolean {
+  return (t.match(/\(/g)?.length ?? 0) > (t.match(/\)/g)?.length ?? 0);
+}
+
+/** Whether cell c's first word would not have fitted on the line of cell a above it, before the next column. */
+function wraps(a: GridCell, c: GridCell, join: RowJoin): boolean {
+  const { edges } = join;
+  const up = join.lastReach.get(a) ?? join.extent.get(a);
+  const me = join.extent.get(c);
+  if (!up || !me || edges.length < 3) return false;
+  if (/\p{Ll}-$/u.test(join.lastLine.get(a) ?? a.text)) return true;
+  if (join.closeEdges.includes(edges[c.col + c.colspan])) return false;
+  // A number is a value of its own ("13.65" over "0.01" in a right-aligned column), never a line of one.
+  if (/^[-+−$€£(]*[\d.,]+[%)]*$/.test(c.text)) return false;
+  const word = (c.text.split(/\s/)[0].length / Math.max(1, c.text.length)) * (me.x1 - me.x0);
+  return up.x1 + 0.35 * me.size + word >= edges[c.col + c.colspan] - 0.5 * me.size;
+}
+
+/** Whether cell c's column is empty above or its first word would not have fitted on the line above. */
+function fillsAbove(c: GridCell, above: GridCell[], join: RowJoin): boolean {
+  const a = above.find((x) => x.col === c.col);
+  return !a?.text || wraps(a, c, join);
+}
+
+/** Whether the cell above c, of its columns, ends after a comma, a slash, a dash or an open parenthesis. */
+function goesOnStrongly(c: GridCell, above: GridCell[]): boolean {
+  const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
+  return !!a?.text && (/[,;/–(]$/.test(a.text) || opensParen(a.text));
+}
+
+/** Whether cell c of a line goes on with the cell above it (see joinWrappedLines). */
+function goesOn(c: GridCell, line: GridCell[], above: GridCell[], join: RowJoin): boolean {
+  const a = above.find((x) => x.col === c.col && x.colspan === c.colspan);
+  if (!a?.text) return false;
+  const { edges, lastLine } = join;
+  // (Beside other cells, only where the line above ends in a broken word: rows of short
+  // words, "Water boatman  few  few", "load after xcolor  no  allowed", are rows.)
+  // Or where it starts lower case beside cells that go on after a comma or an open
+  // parenthesis ("Archive, tape" / "library" beside "records kept for the law," / "read
+  // once a year ...").
+  if (c.col === 0) return wraps(a, c, join) && (line.length === 1 || /\p{Ll}-$/u.test(lastLine.get(a) ?? a.text) || (/^\p{Ll}/u.test(c.text) && line.every((x) => x.col === 0 || goesOnStrongly(x, above))));
+  // (Not in a column whose left edge closeBounds found, where the lines that start at it
+  // are items unless the first word would not have fitted above: "→ ⟨id⟩" over "→ ⟨id⟩1 =⟨id⟩2".)
+  if (line.length === 1 && /\S\s+\S/.test(lastLine.get(a) ?? a.text) && (!join.closeEdges.includes(edges[c.col]) || wraps(a, c, join))) return true;
+  // Or a cell of a p{} column whose line above could not take its first word (typewriter
+  // options: "-Os" / "-ffunction-sections" / "-fdata-sections").
+  return !/[.!?:]["”’)]?$/.test(a.text) && (/^[\p{Ll}(]/u.test(c.text) || /[,;/–-]$/.test(a.text) || opensParen(a.text) || wraps(a, c, join));
 }
 
 /** Whether the text between heights y0 and y1 within x0..x1 is one line. */
