@@ -102,6 +102,22 @@ describe('superscripts and subscripts', () => {
     const frags = buildFragments([run('4', 0, 3.5, 196, 6), run('WGM occur at particular wavelengths', 4, 160, 200, 8)]);
     assert.deepEqual(frags.map((f) => f.text), ['4 WGM occur at particular wavelengths']);
   });
+  it('a smaller run on the line\'s own baseline (a browser\'s <code>) is no mark: no space before the punctuation after it', () => {
+    // Chromium sets <code> at 13px beside 16px text; the slashes and commas between are the text's.
+    const frags = buildFragments([
+      run('host', 0, 23.5, 100, 9.75),
+      run('/', 23.5, 26.8, 100, 12),
+      run('year', 26.8, 50.3, 100, 9.75),
+      run('/', 50.3, 53.6, 100, 12),
+      run('yday', 53.6, 77.1, 100, 9.75),
+      run('full', 0, 23.5, 120, 9.75),
+      run(', ', 23.5, 26.8, 120, 12),
+      run('diff', 30.2, 53.6, 120, 9.75),
+      run(', ', 53.6, 57, 120, 12),
+      run('incr', 60.3, 83.8, 120, 9.75),
+    ]);
+    assert.deepEqual(frags.map((f) => f.text), ['host/year/yday', 'full, diff, incr']);
+  });
 });
 
 describe('symbols', () => {
