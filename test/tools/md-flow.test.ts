@@ -9,7 +9,7 @@ import { findAlignedTables } from '../../src/tools/pdf/aligned-tables.ts';
 import { buildFragments } from '../../src/tools/pdf/fragments.ts';
 import type { TextRun } from '../../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
-import type { Fragment } from '../../src/tools/pdf/page-layout.ts';
+import { groupBlocks, type Fragment } from '../../src/tools/pdf/page-layout.ts';
 import { healCellText, segments } from '../../src/tools/pdf-md.tool.ts';
 
 const vocabOf = (...lines: string[]) => {
@@ -130,6 +130,42 @@ describe('symbols', () => {
 
 const frag = (text: string, baseline: number, size = 10, x0 = 72): Fragment => ({
   text, x0, x1: x0 + text.length * size * 0.5, baseline, top: baseline - size * 0.8, bottom: baseline + size * 0.2, size, fontId: 'Body', runs: [],
+});
+
+describe('paragraphs parted by a first-line indent only', () => {
+  // A 10pt text block from x 100 to 400, lines 12pt apart, no space between paragraphs.
+  const line = (text: string, i: number, x0: number, x1: number): Fragment => {
+    const run: TextRun = { text, x0, x1, baseline: 100 + 12 * i, top: 92 + 12 * i, bottom: 102 + 12 * i, size: 10, fontId: 'CMR10' };
+    return { ...run, runs: [run] };
+  };
+  const texts = (blocks: Fragment[][]) => blocks.map((b) => b.map((l) => l.text).join(' '));
+  it('starts a paragraph at an indented line, also after a paragraph whose last line reaches the margin', () => {
+    const blocks = groupBlocks([
+      line('The first paragraph is not indented and', 0, 100, 400),
+      line('ends short.', 1, 100, 160),
+      line('The second one is indented and its last', 2, 115, 400),
+      line('line runs to the right margin, full.', 3, 100, 400),
+      line('The third is indented too and goes on', 4, 115, 400),
+      line('to a short line.', 5, 100, 190),
+    ]);
+    assert.deepEqual(texts(blocks), [
+      'The first paragraph is not indented and ends short.',
+      'The second one is indented and its last line runs to the right margin, full.',
+      'The third is indented too and goes on to a short line.',
+    ]);
+  });
+  it('leaves a hanging indent (references) and a list item\'s second line in their block', () => {
+    const refs = [
+      line('[1] A. Author. A title that runs on to', 0, 100, 400),
+      line('a second line, full to the margin.', 1, 115, 400),
+      line('[2] B. Author. Another title that runs', 2, 100, 400),
+      line('on to its own second line as well.', 3, 115, 400),
+      line('[3] C. Author. The last one.', 4, 100, 300),
+    ];
+    assert.equal(groupBlocks(refs).length, 1);
+    const list = [line('Some text before the list ends here.', 0, 100, 330), line('– an item whose text wraps to', 1, 100, 400), line('a second line under its start', 2, 115, 400), line('– another item.', 3, 100, 200)];
+    assert.equal(groupBlocks(list).length, 1);
+  });
 });
 
 describe('page furniture', () => {
