@@ -573,7 +573,7 @@ const isTocFragment = (f: Fragment): boolean => isTocLine(f.text);
 function withContentsLeaders(fragments: Fragment[]): Fragment[] {
   const numbers: Fragment[] = [];
   for (const f of fragments) if (/^(?:\d{1,4}|[ivxlc]{1,6})$/i.test(f.text.trim())) numbers.push(f);
-  if (numbers.length < 3) return fragments;
+  if (!numbers.length) return fragments;
   // Each number's title: the one other fragment on its baseline, left of it and a gap apart.
   const pairs: { title: Fragment; number: Fragment }[] = [];
   for (const n of numbers) {
@@ -590,7 +590,7 @@ function withContentsLeaders(fragments: Fragment[]): Fragment[] {
   // Right-aligned at one edge, three or more, page numbers that never fall going down.
   const edge = median(pairs.map((p) => p.number.x1));
   const list = pairs.filter((p) => Math.abs(p.number.x1 - edge) <= 2).sort((a, b) => a.number.baseline - b.number.baseline);
-  if (list.length < 3) return fragments;
+  if (list.length < 3 && !shortContents(list)) return fragments;
   const value = (f: Fragment) => (/^\d+$/.test(f.text.trim()) ? Number(f.text.trim()) : -1);
   for (let i = 1; i < list.length; i++) if (value(list[i].number) < value(list[i - 1].number)) return fragments;
   const drop = new Set<Fragment>();
@@ -602,6 +602,22 @@ function withContentsLeaders(fragments: Fragment[]): Fragment[] {
   const out: Fragment[] = [];
   for (const f of fragments) if (!drop.has(f)) out.push(joined.get(f) ?? f);
   return out;
+}
+/**
+ * A contents list of one or two lines (a short document's two sections): fewer lines than
+ * withContentsLeaders asks for, so more of each: titles that open with section numbers in
+ * sequence from 1 ("1 Sowing", "2 Harvest": the whole list of a short document), each page
+ * number well apart from its title.
+ */
+function shortContents(list: { title: Fragment; number: Fragment }[]): boolean {
+  if (!list.length) return false;
+  let last = 0;
+  for (const { title, number } of list) {
+    const n = Number(/^(\d{1,2})\s+\p{Lu}/u.exec(title.text)?.[1] ?? NaN);
+    if (n !== last + 1 || number.x0 - title.x1 < 3 * title.size) return false;
+    last = n;
+  }
+  return true;
 }
 const isTocRow = (row: Fragment[]): boolean => row.some(isTocFragment);
 

@@ -121,6 +121,13 @@ describe('pdf-md', () => {
     }
   });
 
+  it('reads a contents list of two section lines without dot leaders as a list', async () => {
+    // short-contents.pdf (pdflatex, written for the tests): \tableofcontents with two sections.
+    const bytes = new Uint8Array(readFileSync(new URL('../fixtures/quality/short-contents.pdf', import.meta.url)));
+    const { markdown } = await runTool('pdf-md', bytes, deps);
+    assert.ok(markdown.includes('- 1 Sowing under glass (page 2)\n- 2 Sowing in the open (page 3)\n'), markdown);
+  });
+
   it('joins a table a page break cut, its cut row whole, with page anchors or without', async () => {
     // wp-split-rows.pdf (LibreOffice, written for the tests): the alarms table's third row runs
     // over the page 3/4 break, under the header row repeated on page 4.
