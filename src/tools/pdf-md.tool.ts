@@ -140,6 +140,33 @@ function restOfCutRow(prevRows: string[][], nextRows: string[][]): boolean {
   return broken;
 }
 
+/** A paragraph's text without the anchors a page break put inside it (joinAcrossBreak). */
+const withoutAnchors = (md: string): string => (md.includes('<!-- page ') ? md.replace(/ <!-- page \d+ -->(?= |$)/g, '') : md);
+
+/**
+ * The document's Markdown from its parts, made with their pages' anchors; without anchors
+ * (`anchors` false) those are left out, and list items only an anchor parted are one list again
+ * (as they are on one page).
+ */
+function partsToMarkdown(out: Part[], anchors: boolean): string {
+  // By push, not map: see tocToParts.
+  const mds: string[] = [];
+  let last: Part | null = null;
+  let dropped = false;
+  for (const p of out) {
+    if (!anchors && isPageAnchor(p)) {
+      dropped = true;
+      continue;
+    }
+    const md = p.kind === 'code' ? codeToMarkdown(p.code!.flat()) : fixSymbols(anchors ? p.md : withoutAnchors(p.md));
+    if (dropped && last && (p.kind === 'list' || p.kind === 'toc') && last.kind === p.kind) mds[mds.length - 1] += `\n${md}`;
+    else mds.push(md);
+    last = p;
+    dropped = false;
+  }
+  return mds.join('\n\n') + '\n';
+}
+
 /** Whether a part is a page's anchor as pdf-md writes it, alone. */
 const isPageAnchor = (p: Part): boolean => p.kind === 'other' && /^<!-- page \d+ -->$/.test(p.md);
 
@@ -797,7 +824,9 @@ function completeCutRow(rows: string[][], rest: string[], cells: GridCell[][] | 
 }
 
 export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: PdfMdOptions = {}): Promise<PdfMdResult> {
-  const anchors = options.pageAnchors ?? true;
+  // The parts are made with their pages' anchors either way (the joins across a page break look
+  // for them: a longtable's parts, a sentence round a float); without anchors they go at the end.
+  const anchors = true;
   // Pass 1: each page's fragments and ruled tables. Furniture and vocabulary need the whole document.
   const visits = await mapPages(doc, readPageModel, onProgress);
   // By push, not map: see tocToParts.
@@ -952,10 +981,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   // Pass 3: each page's items as Markdown parts (renderPage).
   const ctx: RenderContext = { out, anchors, vocab, body, codeWanted, outline, headingSizes, push, isToc, segmentsOf, headingLevel };
   for (let i = 0; i < pages.length; i++) renderPage(ctx, pages[i], visits[i].pageNumber);
-  // By push, not map: see tocToParts.
-  const mds: string[] = [];
-  for (const p of out) mds.push(p.kind === 'code' ? codeToMarkdown(p.code!.flat()) : fixSymbols(p.md));
-  const markdown = mds.join('\n\n') + '\n';
+  const markdown = partsToMarkdown(out, options.pageAnchors ?? true);
   return { markdown, pages: doc.numPages, page_count: doc.numPages };
 }
 
