@@ -888,6 +888,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     return segs;
   };
   const outline = headingOutline(doc, pages, segmentsOf, isToc, body);
+  const boldSubheading = outline ? null : boldSubheadings(pages, segmentsOf, body);
   // Bold numbered lines by font and size: an outline that stops at a depth (fontspec's bookmarks
   // reach "3.1", its text goes on to "3.1.3 Contextuals") or names other headings than a series
   // of numbered ones ("9. ILib3MFModelBaseMaterial" under a bookmarked "COM Interfaces") leaves
@@ -899,7 +900,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const shift = outline ? numberedShift(pages, segmentsOf, outline) : 0;
   const headingLevel = (seg: Block, it: { bold: boolean; note?: boolean }, page: number): number | null => {
     if (it.note || seg.lines.length > 3) return null;
-    const sized = levelOf(seg.size) ?? numberedLevel(seg, it.bold);
+    const sized = levelOf(seg.size) ?? numberedLevel(seg, it.bold) ?? (boldSubheading?.(seg, it.bold) ? Math.min(6, Math.min(headingSizes.length, 3) + 1) : null);
     // A date under the title is set large but names no section (the title page's \date).
     if (sized !== null && sized > 1 && page === 1 && isTitlePageDate(seg)) return null;
     if (!outline) return sized;
@@ -1092,6 +1093,35 @@ function numberedSeries(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => 
     }
   }
   return { counts, contents };
+}
+
+/**
+ * Bold lines set a little larger than the text (1.05 to 1.15 times it: LaTeX's \subsection at
+ * 11pt is 12pt over 10.95pt), short, no list item and no sentence end, two or more in one font
+ * and size: headings a level below the sized ones (for a document without a usable outline).
+ * Not in a style that numbers its headings elsewhere ("8.5.1. Date/Time Input"): its lines
+ * without a number are labels ("Note", "Caution" over a box). The test for one segment.
+ */
+function boldSubheadings(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => Block[], body: number): (seg: Block, bold: boolean) => boolean {
+  const candidate = (b: Block, bold: boolean): boolean => {
+    if (!bold || b.lines.length > 2 || b.size < body * 1.05 || b.size >= body * 1.15 || LIST_LINE.test(b.lines[0].text)) return false;
+    const text = b.lines.map((l) => l.text).join(' ');
+    return text.length <= 90 && !/[.:;,]$/.test(text) && !isTocLine(text) && b.lines.every((l) => styleOf(l) === styleOf(b.lines[0]));
+  };
+  const counts = new Map<string, number>();
+  const numbered = new Set<string>();
+  for (const items of pages) {
+    for (const it of items ?? []) {
+      if (it.kind !== 'text' || it.note) continue;
+      for (const seg of segmentsOf(it.block)) {
+        if (!candidate(seg, it.bold)) continue;
+        const style = styleOf(seg.lines[0]);
+        if (SECTION_NUMBER.test(seg.lines[0].text)) numbered.add(style);
+        else counts.set(style, (counts.get(style) ?? 0) + 1);
+      }
+    }
+  }
+  return (seg, bold) => candidate(seg, bold) && !numbered.has(styleOf(seg.lines[0])) && (counts.get(styleOf(seg.lines[0])) ?? 0) >= 2;
 }
 
 /** A title compared with a bookmark's: no section number ("2.2", "Chapter 3."), case, punctuation or spacing. */

@@ -128,6 +128,13 @@ describe('pdf-md', () => {
     assert.ok(markdown.includes('- 1 Sowing under glass (page 2)\n- 2 Sowing in the open (page 3)\n'), markdown);
   });
 
+  it('makes headings of unnumbered bold subsection lines set a little larger than the text', async () => {
+    // unnumbered-subsections.pdf (pdflatex at 11pt, written for the tests): \subsection* is 12pt bold.
+    const bytes = new Uint8Array(readFileSync(new URL('../fixtures/quality/unnumbered-subsections.pdf', import.meta.url)));
+    const lines = (await runTool('pdf-md', bytes, deps)).markdown.split('\n');
+    for (const h of ['# Ringing practice', '## Before the practice', '## Ringing methods', '# After the practice', '## Notes for the log']) assert.ok(lines.includes(h), h);
+  });
+
   it('joins a longtable\'s parts between its continuation lines, with page anchors or without', async () => {
     // continued-longtable.pdf (pdflatex, written for the tests): "Continued on next page" under
     // each part, "Continued from previous page" over the header repeated on the next page.
