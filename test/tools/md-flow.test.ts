@@ -215,6 +215,20 @@ describe('page furniture', () => {
       if (p.heading) assert.ok(!found.has(p.heading), `heading kept: ${p.heading.text}`);
     }
   });
+  it('keeps bold headings a little larger than the text that open every page at one place, under a running header', () => {
+    // A word processor's Heading 2 (13pt bold over 11pt text), each section starting a page.
+    const pages = Array.from({ length: 6 }, (_, i) => {
+      const header = frag('Parish Hall Booking Guide', 40, 9);
+      const heading = { ...frag(`Section ${'abcdef'[i]} heading`, 100, 13), fontId: 'LiberationSans-Bold' };
+      const body = Array.from({ length: 30 }, (_, k) => frag(`body line ${k} of page ${i}`, 125 + k * 14, 11));
+      return { height: 842, fragments: [header, heading, ...body], header, heading };
+    });
+    const found = findFurniture(pages);
+    for (const p of pages) {
+      assert.ok(found.has(p.header));
+      assert.ok(!found.has(p.heading), `heading kept: ${p.heading.text}`);
+    }
+  });
 });
 
 describe('tables without rules', () => {
