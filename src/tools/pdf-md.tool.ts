@@ -140,6 +140,33 @@ function restOfCutRow(prevRows: string[][], nextRows: string[][]): boolean {
   return broken;
 }
 
+/** A paragraph's text without the anchors a page break put inside it (joinAcrossBreak). */
+const withoutAnchors = (md: string): string => (md.includes('<!-- page ') ? md.replace(/ <!-- page \d+ -->(?= |$)/g, '') : md);
+
+/**
+ * The document's Markdown from its parts, made with their pages' anchors; without anchors
+ * (`anchors` false) those are left out, and list items only an anchor parted are one list again
+ * (as they are on one page).
+ */
+function partsToMarkdown(out: Part[], anchors: boolean): string {
+  // By push, not map: see tocToParts.
+  const mds: string[] = [];
+  let last: Part | null = null;
+  let dropped = false;
+  for (const p of out) {
+    if (!anchors && isPageAnchor(p)) {
+      dropped = true;
+      continue;
+    }
+    const md = p.kind === 'code' ? codeToMarkdown(p.code!.flat()) : fixSymbols(anchors ? p.md : withoutAnchors(p.md));
+    if (dropped && last && (p.kind === 'list' || p.kind === 'toc') && last.kind === p.kind) mds[mds.length - 1] += `\n${md}`;
+    else mds.push(md);
+    last = p;
+    dropped = false;
+  }
+  return mds.join('\n\n') + '\n';
+}
+
 /** Whether a part is a page's anchor as pdf-md writes it, alone. */
 const isPageAnchor = (p: Part): boolean => p.kind === 'other' && /^<!-- page \d+ -->$/.test(p.md);
 
@@ -573,7 +600,7 @@ const isTocFragment = (f: Fragment): boolean => isTocLine(f.text);
 function withContentsLeaders(fragments: Fragment[]): Fragment[] {
   const numbers: Fragment[] = [];
   for (const f of fragments) if (/^(?:\d{1,4}|[ivxlc]{1,6})$/i.test(f.text.trim())) numbers.push(f);
-  if (numbers.length < 3) return fragments;
+  if (!numbers.length) return fragments;
   // Each number's title: the one other fragment on its baseline, left of it and a gap apart.
   const pairs: { title: Fragment; number: Fragment }[] = [];
   for (const n of numbers) {
@@ -590,7 +617,7 @@ function withContentsLeaders(fragments: Fragment[]): Fragment[] {
   // Right-aligned at one edge, three or more, page numbers that never fall going down.
   const edge = median(pairs.map((p) => p.number.x1));
   const list = pairs.filter((p) => Math.abs(p.number.x1 - edge) <= 2).sort((a, b) => a.number.baseline - b.number.baseline);
-  if (list.length < 3) return fragments;
+  if (list.length < 3 && !shortContents(list)) return fragments;
   const value = (f: Fragment) => (/^\d+$/.test(f.text.trim()) ? Number(f.text.trim()) : -1);
   for (let i = 1; i < list.length; i++) if (value(list[i].number) < value(list[i - 1].number)) return fragments;
   const drop = new Set<Fragment>();
@@ -602,6 +629,22 @@ function withContentsLeaders(fragments: Fragment[]): Fragment[] {
   const out: Fragment[] = [];
   for (const f of fragments) if (!drop.has(f)) out.push(joined.get(f) ?? f);
   return out;
+}
+/**
+ * A contents list of one or two lines (a short document's two sections): fewer lines than
+ * withContentsLeaders asks for, so more of each: titles that open with section numbers in
+ * sequence from 1 ("1 Sowing", "2 Harvest": the whole list of a short document), each page
+ * number well apart from its title.
+ */
+function shortContents(list: { title: Fragment; number: Fragment }[]): boolean {
+  if (!list.length) return false;
+  let last = 0;
+  for (const { title, number } of list) {
+    const n = Number(/^(\d{1,2})\s+\p{Lu}/u.exec(title.text)?.[1] ?? NaN);
+    if (n !== last + 1 || number.x0 - title.x1 < 3 * title.size) return false;
+    last = n;
+  }
+  return true;
 }
 const isTocRow = (row: Fragment[]): boolean => row.some(isTocFragment);
 
@@ -781,7 +824,9 @@ function completeCutRow(rows: string[][], rest: string[], cells: GridCell[][] | 
 }
 
 export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: PdfMdOptions = {}): Promise<PdfMdResult> {
-  const anchors = options.pageAnchors ?? true;
+  // The parts are made with their pages' anchors either way (the joins across a page break look
+  // for them: a longtable's parts, a sentence round a float); without anchors they go at the end.
+  const anchors = true;
   // Pass 1: each page's fragments and ruled tables. Furniture and vocabulary need the whole document.
   const visits = await mapPages(doc, readPageModel, onProgress);
   // By push, not map: see tocToParts.
@@ -843,6 +888,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
     return segs;
   };
   const outline = headingOutline(doc, pages, segmentsOf, isToc, body);
+  const boldSubheading = outline ? null : boldSubheadings(pages, segmentsOf, body);
   // Bold numbered lines by font and size: an outline that stops at a depth (fontspec's bookmarks
   // reach "3.1", its text goes on to "3.1.3 Contextuals") or names other headings than a series
   // of numbered ones ("9. ILib3MFModelBaseMaterial" under a bookmarked "COM Interfaces") leaves
@@ -854,7 +900,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   const shift = outline ? numberedShift(pages, segmentsOf, outline) : 0;
   const headingLevel = (seg: Block, it: { bold: boolean; note?: boolean }, page: number): number | null => {
     if (it.note || seg.lines.length > 3) return null;
-    const sized = levelOf(seg.size) ?? numberedLevel(seg, it.bold);
+    const sized = levelOf(seg.size) ?? numberedLevel(seg, it.bold) ?? (boldSubheading?.(seg, it.bold) ? Math.min(6, Math.min(headingSizes.length, 3) + 1) : null);
     // A date under the title is set large but names no section (the title page's \date).
     if (sized !== null && sized > 1 && page === 1 && isTitlePageDate(seg)) return null;
     if (!outline) return sized;
@@ -936,10 +982,7 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   // Pass 3: each page's items as Markdown parts (renderPage).
   const ctx: RenderContext = { out, anchors, vocab, body, codeWanted, outline, headingSizes, push, isToc, segmentsOf, headingLevel };
   for (let i = 0; i < pages.length; i++) renderPage(ctx, pages[i], visits[i].pageNumber);
-  // By push, not map: see tocToParts.
-  const mds: string[] = [];
-  for (const p of out) mds.push(p.kind === 'code' ? codeToMarkdown(p.code!.flat()) : fixSymbols(p.md));
-  const markdown = mds.join('\n\n') + '\n';
+  const markdown = partsToMarkdown(out, options.pageAnchors ?? true);
   return { markdown, pages: doc.numPages, page_count: doc.numPages };
 }
 
@@ -1050,6 +1093,35 @@ function numberedSeries(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => 
     }
   }
   return { counts, contents };
+}
+
+/**
+ * Bold lines set a little larger than the text (1.05 to 1.15 times it: LaTeX's \subsection at
+ * 11pt is 12pt over 10.95pt), short, no list item and no sentence end, two or more in one font
+ * and size: headings a level below the sized ones (for a document without a usable outline).
+ * Not in a style that numbers its headings elsewhere ("8.5.1. Date/Time Input"): its lines
+ * without a number are labels ("Note", "Caution" over a box). The test for one segment.
+ */
+function boldSubheadings(pages: (PageItem[] | null)[], segmentsOf: (b: Block) => Block[], body: number): (seg: Block, bold: boolean) => boolean {
+  const candidate = (b: Block, bold: boolean): boolean => {
+    if (!bold || b.lines.length > 2 || b.size < body * 1.05 || b.size >= body * 1.15 || LIST_LINE.test(b.lines[0].text)) return false;
+    const text = b.lines.map((l) => l.text).join(' ');
+    return text.length <= 90 && !/[.:;,]$/.test(text) && !isTocLine(text) && b.lines.every((l) => styleOf(l) === styleOf(b.lines[0]));
+  };
+  const counts = new Map<string, number>();
+  const numbered = new Set<string>();
+  for (const items of pages) {
+    for (const it of items ?? []) {
+      if (it.kind !== 'text' || it.note) continue;
+      for (const seg of segmentsOf(it.block)) {
+        if (!candidate(seg, it.bold)) continue;
+        const style = styleOf(seg.lines[0]);
+        if (SECTION_NUMBER.test(seg.lines[0].text)) numbered.add(style);
+        else counts.set(style, (counts.get(style) ?? 0) + 1);
+      }
+    }
+  }
+  return (seg, bold) => candidate(seg, bold) && !numbered.has(styleOf(seg.lines[0])) && (counts.get(styleOf(seg.lines[0])) ?? 0) >= 2;
 }
 
 /** A title compared with a bookmark's: no section number ("2.2", "Chapter 3."), case, punctuation or spacing. */

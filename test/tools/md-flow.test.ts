@@ -9,7 +9,7 @@ import { findAlignedTables } from '../../src/tools/pdf/aligned-tables.ts';
 import { buildFragments } from '../../src/tools/pdf/fragments.ts';
 import type { TextRun } from '../../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
-import type { Fragment } from '../../src/tools/pdf/page-layout.ts';
+import { groupBlocks, type Fragment } from '../../src/tools/pdf/page-layout.ts';
 import { healCellText, segments } from '../../src/tools/pdf-md.tool.ts';
 
 const vocabOf = (...lines: string[]) => {
@@ -102,6 +102,22 @@ describe('superscripts and subscripts', () => {
     const frags = buildFragments([run('4', 0, 3.5, 196, 6), run('WGM occur at particular wavelengths', 4, 160, 200, 8)]);
     assert.deepEqual(frags.map((f) => f.text), ['4 WGM occur at particular wavelengths']);
   });
+  it('a smaller run on the line\'s own baseline (a browser\'s <code>) is no mark: no space before the punctuation after it', () => {
+    // Chromium sets <code> at 13px beside 16px text; the slashes and commas between are the text's.
+    const frags = buildFragments([
+      run('host', 0, 23.5, 100, 9.75),
+      run('/', 23.5, 26.8, 100, 12),
+      run('year', 26.8, 50.3, 100, 9.75),
+      run('/', 50.3, 53.6, 100, 12),
+      run('yday', 53.6, 77.1, 100, 9.75),
+      run('full', 0, 23.5, 120, 9.75),
+      run(', ', 23.5, 26.8, 120, 12),
+      run('diff', 30.2, 53.6, 120, 9.75),
+      run(', ', 53.6, 57, 120, 12),
+      run('incr', 60.3, 83.8, 120, 9.75),
+    ]);
+    assert.deepEqual(frags.map((f) => f.text), ['host/year/yday', 'full, diff, incr']);
+  });
 });
 
 describe('symbols', () => {
@@ -114,6 +130,42 @@ describe('symbols', () => {
 
 const frag = (text: string, baseline: number, size = 10, x0 = 72): Fragment => ({
   text, x0, x1: x0 + text.length * size * 0.5, baseline, top: baseline - size * 0.8, bottom: baseline + size * 0.2, size, fontId: 'Body', runs: [],
+});
+
+describe('paragraphs parted by a first-line indent only', () => {
+  // A 10pt text block from x 100 to 400, lines 12pt apart, no space between paragraphs.
+  const line = (text: string, i: number, x0: number, x1: number): Fragment => {
+    const run: TextRun = { text, x0, x1, baseline: 100 + 12 * i, top: 92 + 12 * i, bottom: 102 + 12 * i, size: 10, fontId: 'CMR10' };
+    return { ...run, runs: [run] };
+  };
+  const texts = (blocks: Fragment[][]) => blocks.map((b) => b.map((l) => l.text).join(' '));
+  it('starts a paragraph at an indented line, also after a paragraph whose last line reaches the margin', () => {
+    const blocks = groupBlocks([
+      line('The first paragraph is not indented and', 0, 100, 400),
+      line('ends short.', 1, 100, 160),
+      line('The second one is indented and its last', 2, 115, 400),
+      line('line runs to the right margin, full.', 3, 100, 400),
+      line('The third is indented too and goes on', 4, 115, 400),
+      line('to a short line.', 5, 100, 190),
+    ]);
+    assert.deepEqual(texts(blocks), [
+      'The first paragraph is not indented and ends short.',
+      'The second one is indented and its last line runs to the right margin, full.',
+      'The third is indented too and goes on to a short line.',
+    ]);
+  });
+  it('leaves a hanging indent (references) and a list item\'s second line in their block', () => {
+    const refs = [
+      line('[1] A. Author. A title that runs on to', 0, 100, 400),
+      line('a second line, full to the margin.', 1, 115, 400),
+      line('[2] B. Author. Another title that runs', 2, 100, 400),
+      line('on to its own second line as well.', 3, 115, 400),
+      line('[3] C. Author. The last one.', 4, 100, 300),
+    ];
+    assert.equal(groupBlocks(refs).length, 1);
+    const list = [line('Some text before the list ends here.', 0, 100, 330), line('– an item whose text wraps to', 1, 100, 400), line('a second line under its start', 2, 115, 400), line('– another item.', 3, 100, 200)];
+    assert.equal(groupBlocks(list).length, 1);
+  });
 });
 
 describe('page furniture', () => {
@@ -161,6 +213,20 @@ describe('page furniture', () => {
     for (const p of pages) {
       assert.ok(found.has(p.header), `header: ${p.header.text}`);
       if (p.heading) assert.ok(!found.has(p.heading), `heading kept: ${p.heading.text}`);
+    }
+  });
+  it('keeps bold headings a little larger than the text that open every page at one place, under a running header', () => {
+    // A word processor's Heading 2 (13pt bold over 11pt text), each section starting a page.
+    const pages = Array.from({ length: 6 }, (_, i) => {
+      const header = frag('Parish Hall Booking Guide', 40, 9);
+      const heading = { ...frag(`Section ${'abcdef'[i]} heading`, 100, 13), fontId: 'LiberationSans-Bold' };
+      const body = Array.from({ length: 30 }, (_, k) => frag(`body line ${k} of page ${i}`, 125 + k * 14, 11));
+      return { height: 842, fragments: [header, heading, ...body], header, heading };
+    });
+    const found = findFurniture(pages);
+    for (const p of pages) {
+      assert.ok(found.has(p.header));
+      assert.ok(!found.has(p.heading), `heading kept: ${p.heading.text}`);
     }
   });
 });

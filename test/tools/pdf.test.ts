@@ -121,6 +121,38 @@ describe('pdf-md', () => {
     }
   });
 
+  it('reads a contents list of two section lines without dot leaders as a list', async () => {
+    // short-contents.pdf (pdflatex, written for the tests): \tableofcontents with two sections.
+    const bytes = new Uint8Array(readFileSync(new URL('../fixtures/quality/short-contents.pdf', import.meta.url)));
+    const { markdown } = await runTool('pdf-md', bytes, deps);
+    assert.ok(markdown.includes('- 1 Sowing under glass (page 2)\n- 2 Sowing in the open (page 3)\n'), markdown);
+  });
+
+  it('makes headings of unnumbered bold subsection lines set a little larger than the text', async () => {
+    // unnumbered-subsections.pdf (pdflatex at 11pt, written for the tests): \subsection* is 12pt bold.
+    const bytes = new Uint8Array(readFileSync(new URL('../fixtures/quality/unnumbered-subsections.pdf', import.meta.url)));
+    const lines = (await runTool('pdf-md', bytes, deps)).markdown.split('\n');
+    for (const h of ['# Ringing practice', '## Before the practice', '## Ringing methods', '# After the practice', '## Notes for the log']) assert.ok(lines.includes(h), h);
+  });
+
+  it('joins a longtable\'s parts between its continuation lines, with page anchors or without', async () => {
+    // continued-longtable.pdf (pdflatex, written for the tests): "Continued on next page" under
+    // each part, "Continued from previous page" over the header repeated on the next page.
+    const bytes = new Uint8Array(readFileSync(new URL('../fixtures/quality/continued-longtable.pdf', import.meta.url)));
+    const pdf = await openPdf(bytes);
+    try {
+      for (const pageAnchors of [true, false]) {
+        const { markdown } = await pdfMd(pdf, undefined, { pageAnchors });
+        const rows = markdown.replace(/\n\n<!-- page \d+ -->\n\n/g, '\n');
+        assert.ok(rows.includes('| lift shaft | \\shli | SH-31 |\n| sink shaft | \\shsi | SH-32 |'), `the rows either side of the page 1/2 break in one table (pageAnchors ${pageAnchors})`);
+        assert.equal(markdown.split('| Part | Command | Code |').length, 2, `the repeated header once (pageAnchors ${pageAnchors})`);
+        assert.ok(!/Continued (on next|from previous) page/.test(markdown), `the continuation lines left out (pageAnchors ${pageAnchors})`);
+      }
+    } finally {
+      pdf.destroy();
+    }
+  });
+
   it('joins a table a page break cut, its cut row whole, with page anchors or without', async () => {
     // wp-split-rows.pdf (LibreOffice, written for the tests): the alarms table's third row runs
     // over the page 3/4 break, under the header row repeated on page 4.

@@ -150,8 +150,15 @@ export function collapseSpaces(s: string): string {
  * level: a named closure inside a function costs a defineProperty per creation under tsx.)
  */
 const isScript = (r: TextRun, maxSize: number, baseline: number) => r.size < SCRIPT_SIZE * maxSize || Math.abs(r.baseline - baseline) > 0.15 * maxSize;
-/** A mark set well off the line (an accent, a footnote number), not a glyph a font draws a little high. */
-const isMark = (r: TextRun, maxSize: number, baseline: number) => r.size < SCRIPT_SIZE * maxSize || Math.abs(r.baseline - baseline) > 0.3 * maxSize;
+/**
+ * A mark set well off the line (an accent, a footnote number), not a glyph a font draws a little
+ * high. A smaller run must be off the baseline too: a browser sets <code> a size smaller on the
+ * line's own baseline ("host/year/yday"), and the text after it is no word after a mark.
+ */
+const isMark = (r: TextRun, maxSize: number, baseline: number) => {
+  const off = Math.abs(r.baseline - baseline);
+  return off > 0.3 * maxSize || (r.size < SCRIPT_SIZE * maxSize && off > 0.1 * maxSize);
+};
 
 export function makeFragment(runs: TextRun[]): Fragment {
   // Most fragments are one run (a line set in one text object): the general case below

@@ -22,6 +22,7 @@
  */
 import type { Fragment } from './text-types.ts';
 import { byBaseline, mostUsedSize } from './fragments.ts';
+import { fontNameOf, isBoldFont } from './page-fonts.ts';
 
 export interface FurniturePage {
   /** Height of the reading frame (points). */
@@ -96,6 +97,13 @@ function rowsOf(page: FurniturePage): Row[] {
 }
 
 /**
+ * A row set bold and a little larger than the body (a word processor's Heading 2, 13pt over
+ * 11pt text) is a heading opening its page, not a running header that changes with every page:
+ * headers are not set so. (HEADING_SIZE rules out larger rows whatever their face.)
+ */
+const boldHeading = (r: Row, bodySize: number): boolean => r.size >= 1.1 * bodySize && r.fragments.every((f) => isBoldFont(fontNameOf(f.fontId)));
+
+/**
  * The fragments of each page that are furniture. Rows of a band are taken from the edge
  * inwards (a header may be two lines: a title and a rule of section names), and stop at the
  * first row that is not furniture.
@@ -139,7 +147,7 @@ export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
   // body text that opens most pages (a book's chapter titles): headers are not set larger.
   const recurs = (r: Row) => {
     const n = slotCount(r);
-    return n >= minPages && ((textPages.get(textKey(r))?.size ?? 0) >= 2 || (n >= Math.max(4, pages.length * 0.5) && r.size < HEADING_SIZE * bodySize));
+    return n >= minPages && ((textPages.get(textKey(r))?.size ?? 0) >= 2 || (n >= Math.max(4, pages.length * 0.5) && r.size < HEADING_SIZE * bodySize && !boldHeading(r, bodySize)));
   };
   const isPageNumber = (r: Row) => r.fragments.length === 1 && PAGE_NUMBER.test(r.fragments[0].text.trim());
   // A row close to the body is furniture all the same where its text, numbers blanked, sits at

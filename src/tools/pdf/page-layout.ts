@@ -267,7 +267,7 @@ export function groupBlocks(ordered: Fragment[]): Fragment[][] {
   const blocks: Fragment[][] = [];
   let current: Fragment[] = [];
   const flush = () => {
-    if (current.length) blocks.push(current);
+    if (current.length) splitAtIndents(current, blocks);
     current = [];
   };
   for (const f of ordered) {
@@ -287,6 +287,67 @@ export function groupBlocks(ordered: Fragment[]): Fragment[][] {
   }
   flush();
   return blocks;
+}
+
+/**
+ * Paragraphs set with no space between them (LaTeX's \parskip 0, a first-line indent in a word
+ * processor) show where one starts only by its first line's indent: a line that starts 0.7 to
+ * 4.5 font sizes right of the lines just before and after it, which start together, and that
+ * runs to the block's right edge as a paragraph's first line does, starts a paragraph (a
+ * centred line ends short and stays). Not in a block set with a hanging indent (a list of
+ * references: each entry's first line at the left, the rest indented), which shows itself by
+ * two indented lines in a row, or by its indented lines following full lines more often than
+ * short ones (a paragraph's last line, before the next one's indent, is mostly short). The
+ * lines' blocks go onto `out`.
+ */
+/** A list item's marker at a line's start: a bullet or dash, or a number or letter with "." or ")". */
+const LIST_MARKER = /^(?:[•◦▪▫‣●○■□·∙–—*+-]|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)])\s/u;
+
+function splitAtIndents(lines: Fragment[], out: Fragment[][]): void {
+  if (lines.length < 3) {
+    out.push(lines);
+    return;
+  }
+  let right = -Infinity;
+  let left = Infinity;
+  for (const l of lines) {
+    if (l.x1 > right) right = l.x1;
+    if (l.x0 < left) left = l.x0;
+  }
+  // Two indented lines in a row: a hanging indent's entry of three lines or more.
+  for (let i = 1; i < lines.length; i++) {
+    const f = lines[i];
+    if (Math.abs(lines[i - 1].x0 - f.x0) <= 0.1 * f.size && f.x0 - left >= 0.7 * f.size && f.x0 - left <= 4.5 * f.size) {
+      out.push(lines);
+      return;
+    }
+  }
+  const starts: number[] = [];
+  let afterShort = 0;
+  let afterFull = 0;
+  for (let i = 1; i + 1 < lines.length; i++) {
+    const f = lines[i];
+    const prev = lines[i - 1];
+    const next = lines[i + 1].x0;
+    const indent = f.x0 - next;
+    if (Math.abs(prev.x0 - next) > 0.1 * f.size || indent < 0.7 * f.size || indent > 4.5 * f.size) continue;
+    // A line that ends in a comma or a broken word ends no paragraph (an index entry's pages run on),
+    // and a list item's text goes on under its own start, right of the marker ("– argument ...").
+    if (/[,\-‐]$/.test(prev.text) || LIST_MARKER.test(prev.text) || prev.runs.some((r) => Math.abs(r.x0 - f.x0) <= 0.1 * f.size)) continue;
+    if (prev.x1 < right - 2 * f.size) afterShort++;
+    else if (prev.x1 >= right - 0.5 * f.size) afterFull++;
+    if (f.x1 >= right - 0.5 * f.size) starts.push(i);
+  }
+  if (!starts.length || afterFull > afterShort) {
+    out.push(lines);
+    return;
+  }
+  let from = 0;
+  for (const i of starts) {
+    out.push(lines.slice(from, i));
+    from = i;
+  }
+  out.push(lines.slice(from));
 }
 
 export const sameRowOf = sameRow;
