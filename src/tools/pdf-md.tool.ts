@@ -787,7 +787,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   // By push, not map: see tocToParts.
   const furniturePages: { height: number; fragments: Fragment[] }[] = [];
   for (const v of visits) furniturePages.push({ height: v.value?.frameHeight ?? 0, fragments: v.value?.fragments ?? [] });
-  const furniture = findFurniture(furniturePages);
+  // (The outline tells subsections that open pages from headers that change with every page.)
+  const furniture = findFurniture(furniturePages, doc.outline());
   const vocab = new Vocabulary();
   for (const v of visits) for (const f of v.value?.fragments ?? []) if (!furniture.has(f)) vocab.addLine(f.text);
 

@@ -163,6 +163,23 @@ describe('page furniture', () => {
       if (p.heading) assert.ok(!found.has(p.heading), `heading kept: ${p.heading.text}`);
     }
   });
+  it('keeps subsections that open most pages, a step larger than the body, when bookmarks name them on their pages', () => {
+    // pdfTeX's \subsection (12pt in a 10pt article) after \newpage, set apart from what follows.
+    const titles = ['1.2 Wicks', '2.1 Glass', '2.3 Brass', '3.1 Oil', '3.4 Stores', '4.2 Relief'];
+    const pages = titles.map((t, i) => {
+      const heading = frag(t, 72, 12);
+      const body = Array.from({ length: 40 }, (_, k) => frag(`body line ${k} of page ${i}`, 98 + k * 12));
+      const number = frag(String(i + 1), 770, 10, 300);
+      return { height: 842, fragments: [heading, ...body, number], heading, number };
+    });
+    const bookmarks = titles.map((t, i) => ({ title: t.replace(/^[\d.]+ /, ''), page: i + 1 }));
+    assert.ok(pages.every((p) => findFurniture(pages).has(p.heading)), 'without bookmarks the place alone decides');
+    const found = findFurniture(pages, bookmarks);
+    for (const p of pages) {
+      assert.ok(!found.has(p.heading), `heading kept: ${p.heading.text}`);
+      assert.ok(found.has(p.number));
+    }
+  });
 });
 
 describe('tables without rules', () => {
