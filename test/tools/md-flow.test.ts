@@ -102,6 +102,33 @@ describe('superscripts and subscripts', () => {
     const frags = buildFragments([run('4', 0, 3.5, 196, 6), run('WGM occur at particular wavelengths', 4, 160, 200, 8)]);
     assert.deepEqual(frags.map((f) => f.text), ['4 WGM occur at particular wavelengths']);
   });
+  it('keeps the raised A of the LaTeX logo in its line when the lowered E touches it (Helvetica)', () => {
+    // pdfTeX's \LaTeX in helvet at 9.46pt: the A (6.63pt) raised 2pt, the E lowered 2.5pt.
+    const frags = buildFragments([
+      run('and then translated from there into the other formats (at least', 70.9, 524.4, 189.45, 9.46),
+      run('as HTML and L', 70.9, 135.6, 201.4, 9.46),
+      run('A', 132.2, 136.6, 199.38, 6.63),
+      run('T', 135.2, 140.9, 201.4, 9.46),
+      run('E', 139.4, 145.7, 203.88, 9.46),
+      run('X).', 144.5, 156.6, 201.4, 9.46),
+      run('A table should hold at least one row', 85.8, 510.8, 213.36, 9.46),
+    ]);
+    assert.deepEqual(frags.map((f) => f.text), ['and then translated from there into the other formats (at least', 'as HTML and LATEX).', 'A table should hold at least one row']);
+  });
+  it('keeps the reversed E of XeTeX in its line when the raised A of LaTeX opens that line by baseline', () => {
+    // XeTeX's logo: its reversed E lowered 5.2pt, further than the E of TeX; the A raised 3.6pt.
+    const frags = buildFragments([
+      run('The fontspec package', 259.4, 413.6, 178.7, 17.22),
+      run('Font selection for X', 196.7, 337.6, 201.71, 17.22),
+      run('E', 335.9, 345.5, 206.93, 17.22),
+      run('L', 343.3, 353.0, 201.71, 17.22),
+      run('A', 346.8, 355.3, 198.13, 11.96),
+      run('T', 352.7, 362.9, 201.71, 17.22),
+      run('E', 360.0, 369.7, 205.57, 17.22),
+      run('X', 367.5, 378.0, 201.71, 17.22),
+    ]);
+    assert.deepEqual(frags.map((f) => f.text), ['The fontspec package', 'Font selection for XELATEX']);
+  });
 });
 
 describe('symbols', () => {
