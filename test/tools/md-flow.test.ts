@@ -9,7 +9,7 @@ import { findAlignedTables } from '../../src/tools/pdf/aligned-tables.ts';
 import { buildFragments } from '../../src/tools/pdf/fragments.ts';
 import type { TextRun } from '../../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
-import type { Fragment } from '../../src/tools/pdf/page-layout.ts';
+import { groupBlocks, type Fragment } from '../../src/tools/pdf/page-layout.ts';
 import { healCellText, segments } from '../../src/tools/pdf-md.tool.ts';
 
 const vocabOf = (...lines: string[]) => {
@@ -253,5 +253,25 @@ describe('a monospaced name at the end of a prose paragraph', () => {
     assert.equal(segments(block(prose, line('do.call.', 112, 'Courier', 100))).length, 2, 'indented');
     assert.equal(segments(block(line('The call is made as follows:', 100, 'Times-Roman'), line('do.call(f, args).', 112, 'Courier'))).length, 2, 'after a sentence end');
     assert.equal(segments(block(prose, line('x <- 1;', 112, 'Courier'), line('y <- 2;', 124, 'Courier'))).length, 2, 'two lines');
+  });
+});
+
+describe('paragraph blocks', () => {
+  const line = (text: string, baseline: number, fontId: string, x0 = 72): Fragment => ({
+    text, x0, x1: x0 + text.length * 5, baseline, top: baseline - 8, bottom: baseline + 2, size: 10, fontId, runs: [],
+  });
+  it('parts a bold heading at the body size from the paragraph under it set off by the paragraph spacing (groff ms .NH over .LP)', () => {
+    const blocks = groupBlocks([
+      line('2.1.3.1. Stowing the Sails', 100, 'Times-Bold'),
+      line('The sails are folded along the boom and tied at every second hoop, so that', 115.6, 'Times-Roman'),
+      line('the wind cannot open them in the night.', 127.6, 'Times-Roman'),
+    ]);
+    assert.deepEqual(blocks.map((b) => b.length), [1, 2]);
+    // Indented under it (.PP), the same.
+    assert.deepEqual(groupBlocks([line('2.2. Ropes', 100, 'Times-Bold'), line('Ropes are coiled', 115.6, 'Times-Roman', 90)]).map((b) => b.length), [1, 1]);
+  });
+  it('keeps a bold line over a line in another weight at the paragraph\'s own line spacing', () => {
+    const blocks = groupBlocks([line('Warning: the boom swings across', 100, 'Times-Bold'), line('when the boat turns through the wind.', 112, 'Times-Roman')]);
+    assert.deepEqual(blocks.map((b) => b.length), [2]);
   });
 });
