@@ -10,7 +10,7 @@ import { buildFragments } from '../../src/tools/pdf/fragments.ts';
 import type { TextRun } from '../../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
 import { groupBlocks, type Fragment } from '../../src/tools/pdf/page-layout.ts';
-import { healCellText, segments } from '../../src/tools/pdf-md.tool.ts';
+import { healCellText, segments, titlesOverParagraphs, type PageItem } from '../../src/tools/pdf-md.tool.ts';
 
 const vocabOf = (...lines: string[]) => {
   const v = new Vocabulary();
@@ -273,5 +273,24 @@ describe('paragraph blocks', () => {
   it('keeps a bold line over a line in another weight at the paragraph\'s own line spacing', () => {
     const blocks = groupBlocks([line('Warning: the boom swings across', 100, 'Times-Bold'), line('when the boat turns through the wind.', 112, 'Times-Roman')]);
     assert.deepEqual(blocks.map((b) => b.length), [2]);
+  });
+});
+
+describe('unnumbered titles', () => {
+  const text = (lines: string[], y: number, bold: boolean, x0 = 72): PageItem => {
+    const fragments = lines.map((t, k): Fragment => ({ text: t, x0, x1: x0 + t.length * 5, baseline: y + k * 12, top: y + k * 12 - 8, bottom: y + k * 12 + 2, size: 10, fontId: bold ? 'Helvetica-Bold' : 'Helvetica', runs: [] }));
+    return { kind: 'text', bold, block: { lines: fragments, x0, x1: Math.max(...fragments.map((f) => f.x1)), top: y - 8, bottom: y + lines.length * 12, size: 10, fontId: fragments[0].fontId } };
+  };
+  it('takes a bold line at the body size over a paragraph of prose for a title', () => {
+    const items = [
+      text(['Adding a new pier to the chart'], 100, true),
+      text(['Copy the file of a pier nearby, change its name and position,', 'and replace its soundings with the new survey.'], 120, false),
+      text(['Chapter 8. Moorings'], 200, true),
+      text(['Home'], 220, false),
+      text(['A bold sentence that ends as sentences do.'], 260, true),
+      text(['Another paragraph follows it here, in the text face, over two', 'lines.'], 280, false),
+    ];
+    const found = titlesOverParagraphs(items, 10);
+    assert.deepEqual([...found].map((b) => b.lines[0].text), ['Adding a new pier to the chart']);
   });
 });
