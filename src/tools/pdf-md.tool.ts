@@ -36,7 +36,7 @@ export interface PdfMdOptions {
   pageAnchors?: boolean;
 }
 
-type PageItem = { kind: 'text'; block: Block; bold: boolean; note?: boolean } | { kind: 'table'; table: Table };
+export type PageItem = { kind: 'text'; block: Block; bold: boolean; note?: boolean } | { kind: 'table'; table: Table };
 
 /** One rendered piece of a page, with what the page-to-page joining needs to know. */
 interface Part {
@@ -750,6 +750,7 @@ function renderPage(ctx: RenderContext, items: PageItem[] | null, pageNumber: nu
   let toc: Fragment[] = [];
   // The page's first text: a bold title line there is the page's (a slide's) heading.
   let firstText = true;
+  const titles = ctx.outline ? null : titlesOverParagraphs(items, ctx.body);
   const flushCode = () => {
     if (code.length) emit({ md: '', kind: 'code', code: [code] });
     code = [];
@@ -792,6 +793,8 @@ function renderPage(ctx: RenderContext, items: PageItem[] | null, pageNumber: nu
       let level = ctx.headingLevel(seg, it, pageNumber);
       if (level === null && !it.note) level = sectionSequel(ctx.out, seg);
       if (level === null && !ctx.outline && firstText && !it.note && titleLike(seg, it.bold)) level = Math.min(3, Math.min(ctx.headingSizes.length, 2) + 1);
+      // An unnumbered bold title at the body size over its paragraph: below the sized headings.
+      if (level === null && seg === it.block && titles?.has(it.block)) level = Math.min(6, Math.min(ctx.headingSizes.length, 3) + 1);
       firstText = false;
       for (const p of blockToParts(seg, level, it.bold, ctx.vocab)) emit(it.note && p.kind === 'para' ? { ...p, kind: 'note' } : p);
     }
@@ -832,7 +835,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
   // By push, not map: see tocToParts.
   const furniturePages: { height: number; fragments: Fragment[] }[] = [];
   for (const v of visits) furniturePages.push({ height: v.value?.frameHeight ?? 0, fragments: v.value?.fragments ?? [] });
-  const furniture = findFurniture(furniturePages);
+  // (The outline tells subsections that open pages from headers that change with every page.)
+  const furniture = findFurniture(furniturePages, doc.outline());
   const vocab = new Vocabulary();
   for (const v of visits) for (const f of v.value?.fragments ?? []) if (!furniture.has(f)) vocab.addLine(f.text);
 
@@ -1247,6 +1251,32 @@ function titleLike(b: Block, bold: boolean): boolean {
   // (Not a bold caption that a page happens to open with: "Table 8.12. Time Zone Input".)
   if (CAPTION_LINE.test(text)) return false;
   return text.length <= 100 && text.split(/\s+/).length >= 3 && /^\p{Lu}/u.test(text) && !/[:;,]$/.test(text) && !b.lines.some(isMonoFragment);
+}
+
+/**
+ * Bold lines at the body size that title the paragraph under them, unnumbered (LaTeX's
+ * \subsubsection*, Doxygen's section titles within a page): a block of one bold line that reads
+ * as a title and ends no sentence, followed on its page by a paragraph of prose in another
+ * weight that starts at its left edge or indented from it. (Without an outline: with one, the
+ * bookmarks say.)
+ */
+export function titlesOverParagraphs(items: PageItem[], body: number): Set<Block> {
+  const out = new Set<Block>();
+  for (let i = 0; i + 1 < items.length; i++) {
+    const it = items[i];
+    const next = items[i + 1];
+    if (it.kind !== 'text' || next.kind !== 'text' || it.note || next.note || next.bold) continue;
+    const b = it.block;
+    if (b.lines.length !== 1 || Math.abs(b.size - body) > 0.1 * body || /[.!?]$/.test(b.lines[0].text.trim()) || !titleLike(b, it.bold)) continue;
+    const lines = next.block.lines;
+    if (lines[0].x0 < b.x0 - 1 || lines.some(isMonoFragment)) continue;
+    // Prose under it, not a navigation link ("Home") or a value ("555-4455"): lines that run on,
+    // or a sentence.
+    const text = lines.map((l) => l.text).join(' ').trim();
+    if (text.split(/\s+/).length < 4 || (lines.length < 2 && !/[.!?:]["'’”)\]]?$/.test(text))) continue;
+    out.add(b);
+  }
+  return out;
 }
 
 /**

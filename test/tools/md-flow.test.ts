@@ -10,7 +10,7 @@ import { buildFragments } from '../../src/tools/pdf/fragments.ts';
 import type { TextRun } from '../../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
 import { groupBlocks, type Fragment } from '../../src/tools/pdf/page-layout.ts';
-import { healCellText, segments } from '../../src/tools/pdf-md.tool.ts';
+import { healCellText, segments, titlesOverParagraphs, type PageItem } from '../../src/tools/pdf-md.tool.ts';
 
 const vocabOf = (...lines: string[]) => {
   const v = new Vocabulary();
@@ -117,6 +117,33 @@ describe('superscripts and subscripts', () => {
       run('incr', 60.3, 83.8, 120, 9.75),
     ]);
     assert.deepEqual(frags.map((f) => f.text), ['host/year/yday', 'full, diff, incr']);
+  });
+  it('keeps the raised A of the LaTeX logo in its line when the lowered E touches it (Helvetica)', () => {
+    // pdfTeX's \LaTeX in helvet at 9.46pt: the A (6.63pt) raised 2pt, the E lowered 2.5pt.
+    const frags = buildFragments([
+      run('and then translated from there into the other formats (at least', 70.9, 524.4, 189.45, 9.46),
+      run('as HTML and L', 70.9, 135.6, 201.4, 9.46),
+      run('A', 132.2, 136.6, 199.38, 6.63),
+      run('T', 135.2, 140.9, 201.4, 9.46),
+      run('E', 139.4, 145.7, 203.88, 9.46),
+      run('X).', 144.5, 156.6, 201.4, 9.46),
+      run('A table should hold at least one row', 85.8, 510.8, 213.36, 9.46),
+    ]);
+    assert.deepEqual(frags.map((f) => f.text), ['and then translated from there into the other formats (at least', 'as HTML and LATEX).', 'A table should hold at least one row']);
+  });
+  it('keeps the reversed E of XeTeX in its line when the raised A of LaTeX opens that line by baseline', () => {
+    // XeTeX's logo: its reversed E lowered 5.2pt, further than the E of TeX; the A raised 3.6pt.
+    const frags = buildFragments([
+      run('The fontspec package', 259.4, 413.6, 178.7, 17.22),
+      run('Font selection for X', 196.7, 337.6, 201.71, 17.22),
+      run('E', 335.9, 345.5, 206.93, 17.22),
+      run('L', 343.3, 353.0, 201.71, 17.22),
+      run('A', 346.8, 355.3, 198.13, 11.96),
+      run('T', 352.7, 362.9, 201.71, 17.22),
+      run('E', 360.0, 369.7, 205.57, 17.22),
+      run('X', 367.5, 378.0, 201.71, 17.22),
+    ]);
+    assert.deepEqual(frags.map((f) => f.text), ['The fontspec package', 'Font selection for XELATEX']);
   });
 });
 
@@ -229,6 +256,23 @@ describe('page furniture', () => {
       assert.ok(!found.has(p.heading), `heading kept: ${p.heading.text}`);
     }
   });
+  it('keeps subsections that open most pages, a step larger than the body, when bookmarks name them on their pages', () => {
+    // pdfTeX's \subsection (12pt in a 10pt article) after \newpage, set apart from what follows.
+    const titles = ['1.2 Wicks', '2.1 Glass', '2.3 Brass', '3.1 Oil', '3.4 Stores', '4.2 Relief'];
+    const pages = titles.map((t, i) => {
+      const heading = frag(t, 72, 12);
+      const body = Array.from({ length: 40 }, (_, k) => frag(`body line ${k} of page ${i}`, 98 + k * 12));
+      const number = frag(String(i + 1), 770, 10, 300);
+      return { height: 842, fragments: [heading, ...body, number], heading, number };
+    });
+    const bookmarks = titles.map((t, i) => ({ title: t.replace(/^[\d.]+ /, ''), page: i + 1 }));
+    assert.ok(pages.every((p) => findFurniture(pages).has(p.heading)), 'without bookmarks the place alone decides');
+    const found = findFurniture(pages, bookmarks);
+    for (const p of pages) {
+      assert.ok(!found.has(p.heading), `heading kept: ${p.heading.text}`);
+      assert.ok(found.has(p.number));
+    }
+  });
 });
 
 describe('tables without rules', () => {
@@ -275,5 +319,44 @@ describe('a monospaced name at the end of a prose paragraph', () => {
     assert.equal(segments(block(prose, line('do.call.', 112, 'Courier', 100))).length, 2, 'indented');
     assert.equal(segments(block(line('The call is made as follows:', 100, 'Times-Roman'), line('do.call(f, args).', 112, 'Courier'))).length, 2, 'after a sentence end');
     assert.equal(segments(block(prose, line('x <- 1;', 112, 'Courier'), line('y <- 2;', 124, 'Courier'))).length, 2, 'two lines');
+  });
+});
+
+describe('paragraph blocks', () => {
+  const line = (text: string, baseline: number, fontId: string, x0 = 72): Fragment => ({
+    text, x0, x1: x0 + text.length * 5, baseline, top: baseline - 8, bottom: baseline + 2, size: 10, fontId, runs: [],
+  });
+  it('parts a bold heading at the body size from the paragraph under it set off by the paragraph spacing (groff ms .NH over .LP)', () => {
+    const blocks = groupBlocks([
+      line('2.1.3.1. Stowing the Sails', 100, 'Times-Bold'),
+      line('The sails are folded along the boom and tied at every second hoop, so that', 115.6, 'Times-Roman'),
+      line('the wind cannot open them in the night.', 127.6, 'Times-Roman'),
+    ]);
+    assert.deepEqual(blocks.map((b) => b.length), [1, 2]);
+    // Indented under it (.PP), the same.
+    assert.deepEqual(groupBlocks([line('2.2. Ropes', 100, 'Times-Bold'), line('Ropes are coiled', 115.6, 'Times-Roman', 90)]).map((b) => b.length), [1, 1]);
+  });
+  it('keeps a bold line over a line in another weight at the paragraph\'s own line spacing', () => {
+    const blocks = groupBlocks([line('Warning: the boom swings across', 100, 'Times-Bold'), line('when the boat turns through the wind.', 112, 'Times-Roman')]);
+    assert.deepEqual(blocks.map((b) => b.length), [2]);
+  });
+});
+
+describe('unnumbered titles', () => {
+  const text = (lines: string[], y: number, bold: boolean, x0 = 72): PageItem => {
+    const fragments = lines.map((t, k): Fragment => ({ text: t, x0, x1: x0 + t.length * 5, baseline: y + k * 12, top: y + k * 12 - 8, bottom: y + k * 12 + 2, size: 10, fontId: bold ? 'Helvetica-Bold' : 'Helvetica', runs: [] }));
+    return { kind: 'text', bold, block: { lines: fragments, x0, x1: Math.max(...fragments.map((f) => f.x1)), top: y - 8, bottom: y + lines.length * 12, size: 10, fontId: fragments[0].fontId } };
+  };
+  it('takes a bold line at the body size over a paragraph of prose for a title', () => {
+    const items = [
+      text(['Adding a new pier to the chart'], 100, true),
+      text(['Copy the file of a pier nearby, change its name and position,', 'and replace its soundings with the new survey.'], 120, false),
+      text(['Chapter 8. Moorings'], 200, true),
+      text(['Home'], 220, false),
+      text(['A bold sentence that ends as sentences do.'], 260, true),
+      text(['Another paragraph follows it here, in the text face, over two', 'lines.'], 280, false),
+    ];
+    const found = titlesOverParagraphs(items, 10);
+    assert.deepEqual([...found].map((b) => b.lines[0].text), ['Adding a new pier to the chart']);
   });
 });

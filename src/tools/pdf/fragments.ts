@@ -226,6 +226,12 @@ const SCRIPT_SIZE = 0.85;
 /** Whether run r reaches within 0.3 font sizes of a run of the line at least `size` large. */
 const touches = (r: TextRun, line: TextRun[], size: number) => line.some((q) => q.size >= size && r.x0 <= q.x1 + 0.3 * q.size && r.x1 >= q.x0 - 0.3 * q.size);
 
+/** A line's own baseline: that of its first run of text at least `size` large (not a script's). */
+const baselineOf = (line: TextRun[], size: number) => (line.find((q) => q.size >= SCRIPT_SIZE * size) ?? line[0]).baseline;
+
+/** Whether a small run r touches a run of text of its line (not itself) large enough to be that line's. */
+const sharesLine = (r: TextRun, line: TextRun[]) => line.some((q) => q !== r && q.size >= r.size / SCRIPT_SIZE && r.x0 <= q.x1 + 0.3 * q.size && r.x1 >= q.x0 - 0.3 * q.size);
+
 /**
  * Superscripts and subscripts (footnote marks, the raised A of the LaTeX logo, indices) sit
  * too far off their line's baseline to share it, so they would become a line of their own
@@ -245,7 +251,12 @@ function attachScripts(lines: TextRun[][]): void {
       // Cheap test first: most runs are not smaller than their neighbours' text.
       // A letter or two lowered at full size is the E of the TeX logo.
       const letter = r.text.trim().length <= 2;
+      const lowered = /^\p{Lu}$/u.test(r.text.trim());
       if ((!letter && r.size > SCRIPT_SIZE * Math.max(sizes[i - 1] ?? 0, sizes[i + 1] ?? 0)) || attached.has(r)) continue;
+      // Already on a line beside that line's own text: it stays there. (The raised A of the LaTeX
+      // logo shares its line with the L; the lowered E beside it forms a line of its own below,
+      // which the A would otherwise join before that E goes back up, leaving the A alone.)
+      if (sharesLine(r, line)) continue;
       let target: TextRun[] | null = null;
       const below = lines[i + 1];
       const above = lines[i - 1];
@@ -254,7 +265,9 @@ function attachScripts(lines: TextRun[][]): void {
         if (d > 0 && d <= 0.75 * sizes[i + 1] && touches(r, below, r.size / SCRIPT_SIZE)) target = below;
       }
       if (!target && above && above.length) {
-        const d = r.baseline - above[0].baseline;
+        // (A lowered capital, the E of a TeX logo, measured from the line's own text: the raised A
+        // of "LaTeX" may open that line, sorted first by its baseline.)
+        const d = r.baseline - (lowered && r.size >= SCRIPT_SIZE * sizes[i - 1] ? baselineOf(above, sizes[i - 1]) : above[0].baseline);
         if (d > 0 && d <= 0.5 * sizes[i - 1] && touches(r, above, letter ? r.size * SCRIPT_SIZE : r.size / SCRIPT_SIZE)) target = above;
       }
       if (!target) continue;

@@ -46,6 +46,34 @@ const SLOT = 4;
 
 const PAGE_NUMBER = /^(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|\/)\s*\d{1,4})?$|^[-–—]\s*\d{1,4}\s*[-–—]$/i;
 
+/** An outline entry (bookmark): its title and the 1-based page it points to. */
+export interface Bookmark {
+  title: string;
+  page: number | null;
+}
+
+/** A title as compared with a row's text: lower case, a leading section number off, words only. */
+const bookmarkKey = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/^\s*(?:\d+|[a-z])(?:\.\d+)*\.?\s+/, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+
+/**
+ * Whether a row reads as the title of a bookmark that points to its page (0-based p). Subsections
+ * that open pages (after a page break, or a float that filled the page before) sit apart at
+ * one place on most pages, as headers that change with every page do; a header's text is no
+ * bookmark of its page (it carries the page number, or names a chapter begun pages before),
+ * except a header naming the section begun on its page, which is set smaller than the text
+ * (beamer's headline): the caller asks only of rows at least the body's size.
+ */
+function bookmarkedRow(bookmarks: Bookmark[]): (r: Row, p: number) => boolean {
+  const keys = new Set<string>();
+  for (const b of bookmarks) if (b.page !== null && bookmarkKey(b.title)) keys.add(`${b.page}:${bookmarkKey(b.title)}`);
+  return (r, p) => keys.size > 0 && keys.has(`${p + 1}:${bookmarkKey(r.fragments.map((f) => f.text).join(' '))}`);
+}
+
 interface Row {
   fragments: Fragment[];
   baseline: number;
@@ -108,8 +136,9 @@ const boldHeading = (r: Row, bodySize: number): boolean => r.size >= 1.1 * bodyS
  * inwards (a header may be two lines: a title and a rule of section names), and stop at the
  * first row that is not furniture.
  */
-export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
+export function findFurniture(pages: FurniturePage[], bookmarks: Bookmark[] = []): Set<Fragment> {
   const rowsByPage = pages.map(rowsOf);
+  const bookmarked = bookmarkedRow(bookmarks);
   // The body text's size: the one most characters are set in.
   const bodySize = mostUsedSize(pages.flatMap((page) => page.fragments));
   // How many pages have a row set apart at each place (band + baseline bucket).
@@ -145,9 +174,14 @@ export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
   // taken on most pages (headers that change with every page). A title on page 1 whose
   // place a heading on page 2 happens to share is neither; nor is a heading larger than the
   // body text that opens most pages (a book's chapter titles): headers are not set larger.
-  const recurs = (r: Row) => {
+  // Nor is a bold row a little larger than the body (a word processor's Heading 2 on sections
+  // that start pages), or a row at the body's size or more that reads as the title of a
+  // bookmark pointing to its page (LaTeX subsections opening pages).
+  const recurs = (r: Row, p: number) => {
     const n = slotCount(r);
-    return n >= minPages && ((textPages.get(textKey(r))?.size ?? 0) >= 2 || (n >= Math.max(4, pages.length * 0.5) && r.size < HEADING_SIZE * bodySize && !boldHeading(r, bodySize)));
+    if (n < minPages) return false;
+    if ((textPages.get(textKey(r))?.size ?? 0) >= 2) return true;
+    return n >= Math.max(4, pages.length * 0.5) && r.size < HEADING_SIZE * bodySize && !boldHeading(r, bodySize) && !(r.size >= 0.95 * bodySize && bookmarked(r, p));
   };
   const isPageNumber = (r: Row) => r.fragments.length === 1 && PAGE_NUMBER.test(r.fragments[0].text.trim());
   // A row close to the body is furniture all the same where its text, numbers blanked, sits at
@@ -162,8 +196,8 @@ export function findFurniture(pages: FurniturePage[]): Set<Fragment> {
     return (textPages.get(textKey(r))?.size ?? 0) >= minPages && slotCount(r) >= minPages;
   };
   const out = new Set<Fragment>();
-  rowsByPage.forEach((rows) => {
-    const take = (r: Row) => r.band && ((r.apart && (recurs(r) || (!r.wide && isPageNumber(r)))) || (!r.wide && repeats(r)));
+  rowsByPage.forEach((rows, p) => {
+    const take = (r: Row) => r.band && ((r.apart && (recurs(r, p) || (!r.wide && isPageNumber(r)))) || (!r.wide && repeats(r)));
     // From the top edge down, then from the bottom edge up, at most three rows each.
     let i = 0;
     for (; i < Math.min(3, rows.length) && take(rows[i]) && rows[i].band === 'top'; i++) for (const f of rows[i].fragments) out.add(f);

@@ -263,6 +263,15 @@ export function buildBlocks(ordered: Fragment[]): Block[] {
 /** Whether a fragment is set in a bold face (by its font's name). */
 const boldOf = (f: Fragment): boolean => isBoldFont(fontNameOf(f.fontId));
 
+/**
+ * A bold line alone over a line in another weight that starts at its left edge or indented from
+ * it, further below than a paragraph's lines are apart: a heading at the body size over its
+ * paragraph (groff ms's .NH over .LP or .PP, set off by the paragraph spacing only), not the
+ * paragraph's first line.
+ */
+const headingOverParagraph = (current: Fragment[], f: Fragment, step: number): boolean =>
+  current.length === 1 && step >= 1.4 * f.size && f.x0 >= current[0].x0 - 1 && boldOf(current[0]) && !boldOf(f);
+
 export function groupBlocks(ordered: Fragment[]): Fragment[][] {
   const blocks: Fragment[][] = [];
   let current: Fragment[] = [];
@@ -281,7 +290,7 @@ export function groupBlocks(ordered: Fragment[]): Fragment[][] {
       // a line of another weight is a heading over its paragraph: \large bold "1.1 Apples"
       // in an 11pt document is within 12 % of the text under it.)
       const sameSize = Math.abs(f.size - last.size) <= 0.12 * Math.max(f.size, last.size) && !(Math.abs(f.size - last.size) > 0.05 * Math.max(f.size, last.size) && boldOf(f) !== boldOf(last));
-      if (!(step > 0 && step <= maxStep && overlaps && sameSize && !sameRow(f, last))) flush();
+      if (!(step > 0 && step <= maxStep && overlaps && sameSize && !sameRow(f, last)) || headingOverParagraph(current, f, step)) flush();
     }
     current.push(f);
   }
