@@ -298,6 +298,9 @@ export function groupBlocks(ordered: Fragment[]): Fragment[][] {
   return blocks;
 }
 
+/** A list item's marker at a line's start: a bullet or dash, or a number or letter with "." or ")". */
+const LIST_MARKER = /^(?:[•◦▪▫‣●○■□·∙–—*+-]|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)])\s/u;
+
 /**
  * Paragraphs set with no space between them (LaTeX's \parskip 0, a first-line indent in a word
  * processor) show where one starts only by its first line's indent: a line that starts 0.7 to
@@ -309,9 +312,6 @@ export function groupBlocks(ordered: Fragment[]): Fragment[][] {
  * short ones (a paragraph's last line, before the next one's indent, is mostly short). The
  * lines' blocks go onto `out`.
  */
-/** A list item's marker at a line's start: a bullet or dash, or a number or letter with "." or ")". */
-const LIST_MARKER = /^(?:[•◦▪▫‣●○■□·∙–—*+-]|\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)])\s/u;
-
 function splitAtIndents(lines: Fragment[], out: Fragment[][]): void {
   if (lines.length < 3) {
     out.push(lines);
