@@ -630,6 +630,7 @@ function withContentsLeaders(fragments: Fragment[]): Fragment[] {
   for (const f of fragments) if (!drop.has(f)) out.push(joined.get(f) ?? f);
   return out;
 }
+
 /**
  * A contents list of one or two lines (a short document's two sections): fewer lines than
  * withContentsLeaders asks for, so more of each: titles that open with section numbers in
