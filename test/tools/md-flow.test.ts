@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixSymbols, joinLines, Vocabulary } from '../../src/tools/pdf/flow-text.ts';
 import { findAlignedTables } from '../../src/tools/pdf/aligned-tables.ts';
+import { findTables, type Segment } from '../../src/tools/pdf/ruled-tables.ts';
 import { buildFragments } from '../../src/tools/pdf/fragments.ts';
 import type { TextRun } from '../../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
@@ -188,6 +189,35 @@ describe('tables without rules', () => {
     assert.deepEqual(findAlignedTables(prose, 10, () => false), []);
     const list = ['Partition the site set.', 'Compute a perfect phylogeny.', 'Use dynamic programming.'].flatMap((t, i) => [cell(`${i + 1}`, 80, 100 + i * 14), cell(t, 110, 100 + i * 14)]);
     assert.deepEqual(findAlignedTables(list, 10, () => false), []);
+  });
+});
+
+describe('tables with rules', () => {
+  const cell = (text: string, x0: number, baseline: number, size = 10): Fragment => ({
+    text, x0, x1: x0 + text.length * 5, baseline, top: baseline - 8, bottom: baseline + 2, size, fontId: 'Body', runs: [{ text, x0, x1: x0 + text.length * 5, baseline, top: baseline - 8, bottom: baseline + 2, size, fontId: 'Body' }],
+  });
+  it('reads a grid ruled a cell at a time with no rule at its sides as one table, a header cell on two lines as one cell', () => {
+    // (DocBook's LaTeX tables: \cline under each column between rows, "|" between the columns only.)
+    const xs = [77.5, 152, 266, 381, 517.5];
+    const ys = [128.7, 153, 165, 177];
+    const segments: Segment[] = [];
+    ys.forEach((y, i) => {
+      if (i === 0 || i === ys.length - 1) segments.push({ x0: xs[0], y0: y, x1: xs[4], y1: y });
+      else for (let k = 0; k < 4; k++) segments.push({ x0: xs[k], y0: y, x1: xs[k + 1], y1: y });
+      if (i < ys.length - 1) for (const x of xs.slice(1, 4)) segments.push({ x0: x, y0: y, x1: x, y1: ys[i + 1] });
+    });
+    const fragments = [
+      cell('hours the flag', 272, 138), cell('signal', 83, 143.5), cell('flag shown', 158, 143.5), cell('meaning', 387, 143.5), cell('is flown', 272, 149),
+      cell('open', 83, 162), cell('green', 158, 162), cell('8-20', 272, 162), cell('plots may be worked', 387, 162),
+      cell('frost', 83, 174), cell('blue', 158, 174), cell('0-24', 272, 174), cell('cover the seedlings', 387, 174),
+    ];
+    const tables = findTables(segments, fragments);
+    assert.equal(tables.length, 1);
+    assert.deepEqual(tables[0].rows, [
+      ['signal', 'flag shown', 'hours the flag is flown', 'meaning'],
+      ['open', 'green', '8-20', 'plots may be worked'],
+      ['frost', 'blue', '0-24', 'cover the seedlings'],
+    ]);
   });
 });
 

@@ -361,7 +361,10 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // Only where every rule of the other direction reaches as far (the rules of a table are
   // of one length; the bars of a chart are not).
   const xs0 = ruledXs;
-  const allH = (f: (h: Segment) => boolean) => rulesH.every(f);
+  // (A rule drawn a cell at a time, \cline under each column as DocBook's LaTeX sets its rows,
+  // is one rule: its pieces at one height reach as far as the leftmost and rightmost of them.)
+  const rowRules = rulesAtHeights(rulesH);
+  const allH = (f: (h: Segment) => boolean) => rowRules.every(f);
   const allV = (f: (v: Segment[]) => boolean) => xs0.every((x) => f(vs.filter((v) => Math.abs(v.x0 - x) <= TOL)));
   if (xs0.length >= 3 && left < xs0[0] - 10 && allH((h) => h.x0 <= left + TOL) && textIn(left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
   if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allH((h) => h.x1 >= right - TOL) && textIn(xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
@@ -538,6 +541,20 @@ function oneRuleColumns(x: number, vs: Segment[], rulesH: Segment[], ys: number[
   if (top < ys[0]) out.unshift(top);
   if (bottom > ys[ys.length - 1]) out.push(bottom);
   return { xs: [left, x, right], ys: out };
+}
+
+/** Horizontal rules as drawn across: the pieces at one height (within half a point) as one segment from the leftmost to the rightmost. */
+function rulesAtHeights(hs: Segment[]): Segment[] {
+  const sorted = [...hs].sort((a, b) => a.y0 - b.y0);
+  const out: Segment[] = [];
+  for (const s of sorted) {
+    const last = out[out.length - 1];
+    if (last && s.y0 - last.y0 <= 0.5) {
+      last.x0 = Math.min(last.x0, s.x0);
+      last.x1 = Math.max(last.x1, s.x1);
+    } else out.push({ ...s });
+  }
+  return out;
 }
 
 /**
