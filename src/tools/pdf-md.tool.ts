@@ -66,6 +66,12 @@ function continuationShift(prev: Table, next: Table): number | null {
     if (prev.rows[0]?.length !== next.rows[0]?.length) return null;
     return a.every((x, k) => Math.abs(x - a[0] - (b[k] - b[0])) <= 3) ? 0 : null;
   }
+  // One part read as a grid (its bounds with the right side) and the other from its rules'
+  // stack (cells' left edges: a part with one row rule left, FHS's header over one row): their
+  // left edges, when both have one per column.
+  const la = leftEdges(prev);
+  const lb = leftEdges(next);
+  if (la.length === lb.length && la.length === prev.rows[0]?.length && la.length === next.rows[0]?.length && la.every((x, k) => Math.abs(x - la[0] - (lb[k] - lb[0])) <= 3)) return 0;
   // (Only a ruled part whose box reaches left of its first column: its rules go on there.)
   if (b.length > a.length || b[0] - next.x0 < 10 || Math.abs(a[0] - prev.x0) > 3) return null;
   for (let k = 1; k + b.length <= a.length; k++) {
@@ -74,6 +80,13 @@ function continuationShift(prev: Table, next: Table): number | null {
     if (fits && (k + b.length === a.length || Math.abs(a[a.length - 1] - a[0] - (next.x1 - next.x0)) <= 3)) return k;
   }
   return null;
+}
+
+/** A table's column left edges: its bounds without the right side when they hold it (one more than its cells). */
+function leftEdges(t: Table): number[] {
+  const c = t.columns ?? [];
+  const width = t.rows[0]?.length ?? 0;
+  return c.length === width + 1 ? c.slice(0, width) : c;
 }
 
 /** A table's rows and cells moved `shift` columns right and padded to `width` columns (see continuationShift). */

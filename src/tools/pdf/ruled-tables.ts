@@ -348,7 +348,7 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   for (const h of rulesH) ruleYs.push(h.y0);
   let ys = cluster(ruleYs, TOL);
   let ruledXs = cluster(vxs, TOL);
-  const one = ruledXs.length === 1 ? oneRuleColumns(ruledXs[0], vs, rulesH, ys, runs) : null;
+  const one = ruledXs.length === 1 ? oneRuleColumns(ruledXs[0], vs, rulesAtHeights(rulesH), ys, runs) : null;
   if (one) {
     ruledXs = one.xs;
     ys = one.ys;
