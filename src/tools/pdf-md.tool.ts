@@ -568,7 +568,7 @@ interface PageModel {
 function readPageModel(page: PdfPage, pageNumber: number): PageModel {
   const { frame, fragments, rules } = readPageText(page);
   for (const f of fragments) f.page = pageNumber;
-  const tables = fragments.length ? findTables(readRulings(page, frame, rules), fragments) : [];
+  const tables = fragments.length ? findTables(readRulings(page, frame, rules), fragments, isMonoFragment) : [];
   return { frameHeight: frame.height, fragments, tables };
 }
 

@@ -219,6 +219,20 @@ describe('tables with rules', () => {
       ['frost', 'blue', '0-24', 'cover the seedlings'],
     ]);
   });
+  it('leaves listings in framed boxes, a paragraph between them, to the text (no table of their words)', () => {
+    // (Each box: a rule over and under it, side rules a line at a time, as listings' frame=single draws them.)
+    const mono = (text: string, x0: number, baseline: number): Fragment => ({ ...cell(text, x0, baseline), fontId: 'NimbusMonL-Regu', runs: text.split(' ').map((w, k, all) => {
+      const at = x0 + all.slice(0, k).join(' ').length * 6 + (k ? 6 : 0);
+      return { text: w, x0: at, x1: at + w.length * 6, baseline, top: baseline - 8, bottom: baseline + 2, size: 10, fontId: 'NimbusMonL-Regu' };
+    }) });
+    const box = (top: number, bottom: number): Segment[] => [
+      { x0: 56, y0: top, x1: 538, y1: top }, { x0: 56, y0: bottom, x1: 538, y1: bottom },
+      { x0: 57, y0: top + 1, x1: 57, y1: bottom - 1 }, { x0: 537, y0: top + 1, x1: 537, y1: bottom - 1 },
+    ];
+    const fragments = [mono('$ kilnlog stop --flush', 58, 120), cell('When the firing has ended, power the controller down.', 56, 145), mono('$ kilnctl off -w 30', 58, 163)];
+    const isCode = (f: Fragment) => f.fontId.includes('Mon');
+    assert.deepEqual(findTables([...box(111, 124), ...box(154, 167)], fragments, isCode), []);
+  });
 });
 
 describe('a monospaced name at the end of a prose paragraph', () => {

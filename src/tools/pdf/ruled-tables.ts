@@ -357,6 +357,7 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // A grid open on a side ("{l|c|c|}" under a header row with no rule above it: a decision
   // table's corner left blank): horizontal rules reaching past the first vertical one, or
   // vertical ones rising above the first horizontal one, bound a column or a row of text.
+  // (Two vertical rules are enough: "{l|l|l}", three columns ruled between them only.)
   const textIn = (x0: number, x1: number, y0: number, y1: number) => runs.some((r) => inBox(r, { x0, x1, top: y0, bottom: y1 }));
   // Only where every rule of the other direction reaches as far (the rules of a table are
   // of one length; the bars of a chart are not).
@@ -366,10 +367,10 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   const rowRules = rulesAtHeights(rulesH);
   const allH = (f: (h: Segment) => boolean) => rowRules.every(f);
   const allV = (f: (v: Segment[]) => boolean) => xs0.every((x) => f(vs.filter((v) => Math.abs(v.x0 - x) <= TOL)));
-  if (xs0.length >= 3 && left < xs0[0] - 10 && allH((h) => h.x0 <= left + TOL) && textIn(left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
-  if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allH((h) => h.x1 >= right - TOL) && textIn(xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
-  if (xs0.length >= 3 && above < ys[0] - 5 && allV((v) => v.some((s) => s.y0 <= above + TOL)) && textIn(xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
-  if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allV((v) => v.some((s) => s.y1 >= below - TOL)) && textIn(xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
+  if (xs0.length >= 2 && left < xs0[0] - 10 && allH((h) => h.x0 <= left + TOL) && textIn(left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
+  if (xs0.length >= 2 && right > xs0[xs0.length - 1] + 10 && allH((h) => h.x1 >= right - TOL) && textIn(xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
+  if (xs0.length >= 2 && above < ys[0] - 5 && allV((v) => v.some((s) => s.y0 <= above + TOL)) && textIn(xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
+  if (xs0.length >= 2 && below > ys[ys.length - 1] + 5 && allV((v) => v.some((s) => s.y1 >= below - TOL)) && textIn(xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
   // A header row drawn as shading only, no rule over it (Word's repeated header row): its line
   // sits right on the grid's top rule, its cells standing apart at the column bounds.
   const headTop = shadedHeaderTop(ys[0], ruledXs, Math.min(left, ruledXs[0]), Math.max(right, ruledXs[ruledXs.length - 1]), runs);
@@ -1943,7 +1944,11 @@ function joinVertical(vertical: Segment[]): Segment[] {
   return out;
 }
 
-export function findTables(segments: Segment[], fragments: Fragment[]): Table[] {
+/**
+ * `isCode`: whether a line is set as code (a monospaced font); the rules of a box holding only
+ * such lines are a listing's frame, not a table's (see listingFrames).
+ */
+export function findTables(segments: Segment[], fragments: Fragment[], isCode?: (f: Fragment) => boolean): Table[] {
   const horizontal = segments.filter((s) => s.y1 - s.y0 <= 1 && s.x1 - s.x0 >= 10);
   // (Rules shorter than that count only as a narrow column's \cmidrule, beside others.)
   const short = segments.filter((s) => s.y1 - s.y0 <= 1 && s.x1 - s.x0 >= 3 && s.x1 - s.x0 < 10);
@@ -1951,8 +1956,60 @@ export function findTables(segments: Segment[], fragments: Fragment[]): Table[] 
   // Vector drawings (charts, maps) have thousands of strokes and no tables worth the quadratic search.
   if (horizontal.length < 2 || horizontal.length + vertical.length > 2000) return [];
   const runs = fragments.flatMap((f) => f.runs);
-  const grids = gridTables(horizontal, joinVertical(vertical), runs);
-  return [...grids, ...ruleStackTables(splitAtListRules(joinHorizontal(horizontal), vertical, runs), runs, grids, short)];
+  const joinedVertical = joinVertical(vertical);
+  const grids = gridTables(horizontal, joinedVertical, runs);
+  let rules = joinHorizontal(horizontal);
+  if (isCode) {
+    const frames = listingFrames(rules, joinedVertical, fragments, isCode);
+    if (frames.size) {
+      const kept: Joined[] = [];
+      for (const s of rules) if (!frames.has(s)) kept.push(s);
+      rules = kept;
+    }
+  }
+  return [...grids, ...ruleStackTables(splitAtListRules(rules, vertical, runs), runs, grids, short)];
+}
+
+/**
+ * The rules over and under listings set in boxes (a grey box whose frame is drawn in its grey,
+ * as DocBook's LaTeX back end and listings' frame=single draw them): two rules of one extent,
+ * no rule between them, closed at both ends by vertical rules (drawn a line at a time, joined)
+ * within a few points of their ends and none between, with only code lines inside. Two such
+ * boxes with a paragraph between would otherwise be a stack of four rules, a table whose rows
+ * are the listings' words and the paragraph.
+ */
+function listingFrames(h: Joined[], vertical: Segment[], fragments: Fragment[], isCode: (f: Fragment) => boolean): Set<Segment> {
+  const frames = new Set<Segment>();
+  const sorted = [...h].sort(byY0);
+  for (let i = 0; i < sorted.length; i++) {
+    const a = sorted[i];
+    let b: Joined | null = null;
+    for (let j = i + 1; j < sorted.length && !b; j++) {
+      const o = sorted[j];
+      if (o.x1 <= a.x0 || o.x0 >= a.x1) continue;
+      // (The first rule below across it: its pair when of the same extent, else no box.)
+      if (Math.abs(o.x0 - a.x0) <= TOL && Math.abs(o.x1 - a.x1) <= TOL && o.y0 - a.y0 > 4) b = o;
+      else break;
+    }
+    if (!b) continue;
+    const side = (x: number, inward: number) =>
+      vertical.some((v) => (v.x0 - x) * inward >= -TOL && (v.x0 - x) * inward <= 4 && v.y0 <= a.y0 + 4 && v.y1 >= b.y0 - 4);
+    if (!side(a.x0, 1) || !side(a.x1, -1)) continue;
+    if (vertical.some((v) => v.x0 > a.x0 + 4 && v.x0 < a.x1 - 4 && v.y1 > a.y0 + TOL && v.y0 < b.y0 - TOL)) continue;
+    let lines = 0;
+    let code = true;
+    for (const f of fragments) {
+      const cx = (f.x0 + f.x1) / 2;
+      const cy = f.baseline - f.size * 0.3;
+      if (cx <= a.x0 || cx >= a.x1 || cy <= a.y0 || cy >= b.y0) continue;
+      lines++;
+      if (!isCode(f)) code = false;
+    }
+    if (!lines || !code) continue;
+    frames.add(a);
+    frames.add(b);
+  }
+  return frames;
 }
 
 /**
