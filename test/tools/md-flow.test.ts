@@ -12,6 +12,8 @@ import type { TextRun } from '../../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
 import type { Fragment } from '../../src/tools/pdf/page-layout.ts';
 import { healCellText, segments } from '../../src/tools/pdf-md.tool.ts';
+import { openPdf } from '../../src/tools/pdf/open-pdf.ts';
+import { writePdf } from '../fixtures/raw-pdf.ts';
 
 const vocabOf = (...lines: string[]) => {
   const v = new Vocabulary();
@@ -232,6 +234,30 @@ describe('tables with rules', () => {
     const fragments = [mono('$ kilnlog stop --flush', 58, 120), cell('When the firing has ended, power the controller down.', 56, 145), mono('$ kilnctl off -w 30', 58, 163)];
     const isCode = (f: Fragment) => f.fontId.includes('Mon');
     assert.deepEqual(findTables([...box(111, 124), ...box(154, 167)], fragments, isCode), []);
+  });
+});
+
+describe('rules drawn as one-pixel stencil masks (dvips rules as Ghostscript writes them)', () => {
+  it('are read as filled boxes, as rules drawn as paths are', async () => {
+    // A bar 120pt by 0.48pt and one 0.48pt by 12pt: inline 1x1 image masks scaled by the CTM.
+    const mask = (a: number, d: number, e: number, f: number) => `q ${a} 0 0 ${d} ${e} ${f} cm\nBI\n/IM true\n/W 1\n/H 1\n/BPC 1\nID \x00\nEI Q\n`;
+    const content = Buffer.from(mask(120, -0.48, 100, 700) + mask(0.48, -12, 100, 699.5) + 'BT /F1 10 Tf 104 690 Td (Mark) Tj ET\n', 'latin1');
+    const pdf = writePdf([
+      { dict: '<< /Type /Catalog /Pages 2 0 R >>' },
+      { dict: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+      { dict: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>' },
+      { dict: '<< >>', stream: content },
+      { dict: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' },
+    ]);
+    const doc = await openPdf(new Uint8Array(pdf));
+    try {
+      const fills = doc.getPage(1).fastText()?.rules?.fills ?? [];
+      const boxes: number[][] = [];
+      for (let i = 0; i + 3 < fills.length; i += 4) boxes.push(fills.slice(i, i + 4).map((v) => Math.round(v * 100) / 100));
+      assert.deepEqual(boxes, [[100, 699.52, 220, 700], [100, 687.5, 100.48, 699.5]]);
+    } finally {
+      doc.destroy();
+    }
   });
 });
 

@@ -637,7 +637,10 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
       continue;
     }
     const cols = sets[0].split(',').map(Number);
-    if (lines.some((l, n) => n > 0 && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,\-–—]$/u.test(text(lines[n - 1], k))))) continue;
+    // (Lines centred in every column, of different widths, are rows of centred cells ("| c | c |"
+    // with no rule between rows: "p" / "mp" beside "soft" / "moderately soft"), whatever case
+    // their descriptions start with: a centred column does not wrap.)
+    if (!centredLines(lines, cols, colOf) && lines.some((l, n) => n > 0 && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,\-–—]$/u.test(text(lines[n - 1], k))))) continue;
     for (let n = 1; n < lines.length; n++) {
       const top = Math.min(...lines[n].map((r) => r.baseline - r.size * 0.8));
       const bottom = Math.max(...lines[n - 1].map((r) => r.baseline));
@@ -645,6 +648,41 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
     }
   }
   return out;
+}
+
+/**
+ * Whether every column's text is centred on one x on every line (within a point), the lines
+ * of different widths in some column, and no cell of a line ends with a comma or hyphen.
+ */
+function centredLines(lines: TextRun[][], cols: number[], colOf: (r: TextRun) => number): boolean {
+  let varied = false;
+  for (const k of cols) {
+    let centre = NaN;
+    let width = NaN;
+    for (const l of lines) {
+      let x0 = Infinity;
+      let x1 = -Infinity;
+      let last = '';
+      for (const r of l) {
+        if (colOf(r) !== k) continue;
+        x0 = Math.min(x0, r.x0);
+        if (r.x1 > x1) {
+          x1 = r.x1;
+          last = r.text;
+        }
+      }
+      if (/[,\-–—]\s*$/u.test(last)) return false;
+      const c = (x0 + x1) / 2;
+      if (Number.isNaN(centre)) {
+        centre = c;
+        width = x1 - x0;
+      } else {
+        if (Math.abs(c - centre) > 1) return false;
+        if (Math.abs(x1 - x0 - width) > 2) varied = true;
+      }
+    }
+  }
+  return varied;
 }
 
 /**
