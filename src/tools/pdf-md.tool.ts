@@ -200,7 +200,32 @@ function appendTable(before: Part, next: Table, vocab: Vocabulary): void {
  * A paragraph of one short line (a table's "Continued on next page"), not a caption (which
  * names a table of its own: "Table 7. Example of tabularx environment" over the same header).
  */
-const isShortLine = (p: Part | undefined): boolean => p?.kind === 'para' && !p.md.includes('\n') && p.md.split(/\s+/).length <= 6 && !CAPTION.test(p.md);
+const isShortLine = (p: Part | undefined): boolean => (p?.kind === 'para' || p?.kind === 'note') && !p.md.includes('\n') && p.md.split(/\s+/).length <= 6 && !CAPTION.test(p.md);
+
+/** Whether `next` starts with `prev`'s header row again (two cells named or more): a longtable's head repeated over its part on the next page. */
+function repeatsHeader(prev: Table, next: Table): boolean {
+  const head = prev.rows[0];
+  if (!head || next.rows[0]?.length !== head.length || next.rows[0].join('|') !== head.join('|')) return false;
+  let named = 0;
+  for (const cell of head) if (cell) named++;
+  return named >= 2;
+}
+
+/**
+ * The short lines (one each side at most) between a table's part and its next part joined
+ * across a page break, when that part repeats the header: the foot a longtable sets under each
+ * part but the last (set small at the page's foot, so it may have been read as a footnote).
+ */
+function footLinesBetween(out: Part[], before: Part): Part[] {
+  const lines: Part[] = [];
+  for (let i = out.indexOf(before) + 1; i < out.length; i++) {
+    const p = out[i];
+    if (isPageAnchor(p)) continue;
+    if (!isShortLine(p) || lines.length === 2) return [];
+    lines.push(p);
+  }
+  return lines;
+}
 
 /**
  * The table `next` goes on with across the page break just before it, when one short line
@@ -218,14 +243,11 @@ function continuedPast(out: Part[], next: Table): { before: Part; lines: Part[] 
   // (The anchor of the page a part joined before stands after the table.)
   while (i >= 0 && isPageAnchor(out[i])) i--;
   const before = out[i];
-  if (lines.length !== 2 || !before || before.kind !== 'table' || !before.table) return null;
+  // (One line will do, the foot without a head over the next part, as R's xtable sets them.)
+  if (!lines.length || !before || before.kind !== 'table' || !before.table) return null;
   // (Its columns need not be at the same offsets: each page's part of a longtable is as wide as
   // its own widest cells when the widths were not settled. Its header, repeated, says enough.)
-  const head = before.table.rows[0];
-  if (!head || next.rows[0]?.length !== head.length || next.rows[0].join('|') !== head.join('|')) return null;
-  let named = 0;
-  for (const cell of head) if (cell) named++;
-  return named >= 2 ? { before, lines } : null;
+  return repeatsHeader(before.table, next) ? { before, lines } : null;
 }
 
 const BULLET = /^([•◦▪▫‣●○■□·∙–—*+-])\s+(.*)$/u;
@@ -915,6 +937,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       const before = out.findLast((p) => p.kind !== 'note' && !isPageAnchor(p));
       const shift = before?.kind === 'table' && before.table ? continuationShift(before.table, part.table) : null;
       if (before?.table && shift !== null) {
+        // (A foot line under the part before, read as a footnote, goes with the break.)
+        if (repeatsHeader(before.table, part.table)) for (const p of footLinesBetween(out, before)) out.splice(out.indexOf(p), 1);
         appendTable(before, shiftTable(part.table, shift, before.table.rows[0]?.length ?? 0), vocab);
         if (pageStart) out.push({ md: pageStart, kind: 'other' });
         return;
@@ -929,6 +953,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       if (continued) {
         for (const p of continued.lines) out.splice(out.indexOf(p), 1);
         appendTable(continued.before, part.table, vocab);
+        // (The page's anchor when the part opens it: no head line above it brought the anchor.)
+        if (pageStart) out.push({ md: pageStart, kind: 'other' });
         return;
       }
     }
