@@ -114,43 +114,56 @@ function rowTexts(row: string[]): string {
 const SENTENCE_ENDS = /[.!?:;]["”’)\]]*$/;
 
 /**
- * Whether a continuation's first row is the rest of the row the page break cut (a word
- * processor lets a row break across pages and draws no rule at the cut): every cell it fills
- * is one the cut row filled too, and either a column that every other row of both parts fills
- * (the rows' names) is empty in it, or each of its cells reads on from the cell above (no
- * sentence end there, and a hyphen, dash or comma there or a lower-case letter or digit here:
- * "18-Mar-" / "2024", "Digi-ID" / "and Mobile-IDs"), one of them broken after a hyphen, dash
- * or comma.
+ * How many of a continuation's first rows are the rest of the row the page break cut (0: none;
+ * a word processor lets a row break across pages and draws no rule at the cut): every cell they
+ * fill is one the cut row filled too, and either a column that every other row of both parts
+ * fills (the rows' names) is empty in them (one row, or several: a row made of lines without
+ * rules between them, its lines on the next page read as rows, "Ryunosuke Satoh" under no
+ * language), or (one row) each of its cells reads on from the cell above (no sentence end
+ * there, and a hyphen, dash or comma there or a lower-case letter or digit here: "18-Mar-" /
+ * "2024", "Digi-ID" / "and Mobile-IDs"), one of them broken after a hyphen, dash or comma.
  */
-function restOfCutRow(prevRows: string[][], nextRows: string[][]): boolean {
+function restOfCutRow(prevRows: string[][], nextRows: string[][]): number {
   const last = prevRows[prevRows.length - 1];
   const first = nextRows[0];
-  if (!last || !first || last.length !== first.length) return false;
-  let filled = 0;
-  for (let k = 0; k < first.length; k++) {
-    if (!first[k]) continue;
-    if (!last[k]) return false;
-    filled++;
+  if (!last || !first || last.length !== first.length) return 0;
+  // The leading rows filling only cells the cut row filled.
+  let m = 0;
+  for (; m < nextRows.length; m++) {
+    const row = nextRows[m];
+    if (row.length !== last.length) break;
+    let filled = 0;
+    let within = true;
+    for (let k = 0; k < row.length && within; k++) {
+      if (!row[k]) continue;
+      if (!last[k]) within = false;
+      filled++;
+    }
+    if (!within || !filled) break;
   }
-  if (!filled) return false;
-  for (let k = 0; k < first.length; k++) {
-    if (first[k] || !last[k]) continue;
-    let always = true;
-    for (let r = 0; r < prevRows.length && always; r++) always = prevRows[r][k] !== '';
-    for (let r = 1; r < nextRows.length && always; r++) always = nextRows[r][k] !== '';
-    if (always) return true;
+  if (!m) return 0;
+  // The most of them that leave a name column empty, every other row filling it.
+  for (let n = m; n >= 1; n--) {
+    for (let k = 0; k < first.length; k++) {
+      if (!last[k]) continue;
+      let always = true;
+      for (let r = 0; r < n && always; r++) always = nextRows[r][k] === '';
+      for (let r = 0; r < prevRows.length && always; r++) always = prevRows[r][k] !== '';
+      for (let r = n; r < nextRows.length && always; r++) always = nextRows[r][k] !== '';
+      if (always) return n;
+    }
   }
   let broken = false;
   for (let k = 0; k < first.length; k++) {
     if (!first[k]) continue;
-    if (SENTENCE_ENDS.test(last[k])) return false;
+    if (SENTENCE_ENDS.test(last[k])) return 0;
     const open = /[-‐–—,]$/u.test(last[k]);
-    if (!open && !/^[\p{Ll}\p{N}]/u.test(first[k])) return false;
+    if (!open && !/^[\p{Ll}\p{N}]/u.test(first[k])) return 0;
     if (open) broken = true;
   }
   // (At least one cell broken at a hyphen, dash or comma: rows of names and lower-case values
   // cut between two rows read on as well, "Gamma | identity, inverse, log" / "inverse.gaussian".)
-  return broken;
+  return broken ? 1 : 0;
 }
 
 /** Whether a part is a page's anchor as pdf-md writes it, alone. */
@@ -182,14 +195,13 @@ function appendTable(before: Part, next: Table, vocab: Vocabulary): void {
   let prevCells = prev.cells || next.cells ? asCells(prev) : undefined;
   let nextCells = prevCells ? asCells(next).slice(k) : undefined;
   // A row the break cut in two is one row again: its rest completes it, cell by cell.
-  if (restOfCutRow(prev.rows, rows)) {
+  for (let rest = restOfCutRow(prev.rows, rows); rest > 0; rest--) {
     const cut = completeCutRow(prevRows, rows[0], prevCells, nextCells?.[0], vocab);
-    if (cut) {
-      prevRows = cut.rows;
-      prevCells = cut.cells;
-      rows = rows.slice(1);
-      nextCells = nextCells?.slice(1);
-    }
+    if (!cut) break;
+    prevRows = cut.rows;
+    prevCells = cut.cells;
+    rows = rows.slice(1);
+    nextCells = nextCells?.slice(1);
   }
   const cells = prevCells && nextCells ? [...prevCells, ...nextCells] : undefined;
   before.table = { ...prev, rows: [...prevRows, ...rows], bottom: next.bottom, ...(cells ? { cells } : {}) };
