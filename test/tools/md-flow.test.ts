@@ -221,6 +221,22 @@ describe('tables with rules', () => {
       ['frost', 'blue', '0-24', 'cover the seedlings'],
     ]);
   });
+  it('reads lines between two rules as rows where a cell\'s first word would have fitted on the line above, whatever case it starts with', () => {
+    // (R's xtable: \hline round the header and at the end only; "|l|R{2.5cm}|L{4cm}|".)
+    const xs = [150, 200, 272, 400];
+    const segments: Segment[] = [];
+    for (const y of [100, 114, 152]) segments.push({ x0: xs[0], y0: y, x1: xs[3], y1: y });
+    for (const x of xs) segments.push({ x0: x, y0: 100, x1: x, y1: 152 });
+    const rows = [['month', 'honey', 'remark'], ['may', '4.5', 'rape in flower'], ['june', '9.0', 'lime trees'], ['july', '2.2', 'dearth']];
+    const fragments: Fragment[] = [];
+    rows.forEach((row, i) => {
+      const baseline = 110 + i * 12 + (i ? 2 : 0);
+      fragments.push(cell(row[0], 156, baseline), cell(row[1], 266 - row[1].length * 5, baseline), cell(row[2], 278, baseline));
+    });
+    const [table, ...more] = findTables(segments, fragments);
+    assert.equal(more.length, 0);
+    assert.deepEqual(table.rows, rows);
+  });
   it('leaves listings in framed boxes, a paragraph between them, to the text (no table of their words)', () => {
     // (Each box: a rule over and under it, side rules a line at a time, as listings' frame=single draws them.)
     const mono = (text: string, x0: number, baseline: number): Fragment => ({ ...cell(text, x0, baseline), fontId: 'NimbusMonL-Regu', runs: text.split(' ').map((w, k, all) => {

@@ -640,7 +640,10 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
     // (Lines centred in every column, of different widths, are rows of centred cells ("| c | c |"
     // with no rule between rows: "p" / "mp" beside "soft" / "moderately soft"), whatever case
     // their descriptions start with: a centred column does not wrap.)
-    if (!centredLines(lines, cols, colOf) && lines.some((l, n) => n > 0 && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,\-–—]$/u.test(text(lines[n - 1], k))))) continue;
+    // (Nor a line with a cell whose first word would have fitted after the cell above it, within
+    // the column's rules less their padding: that cell did not wrap there, so the line is a row,
+    // "txt1" / "txt2" in a p{3cm} column beside "A" / "B".)
+    if (!centredLines(lines, cols, colOf) && lines.some((l, n) => n > 0 && !cols.some((k) => fitsAfter(lines, n, k, colOf, xs)) && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,\-–—]$/u.test(text(lines[n - 1], k))))) continue;
     for (let n = 1; n < lines.length; n++) {
       const top = Math.min(...lines[n].map((r) => r.baseline - r.size * 0.8));
       const bottom = Math.max(...lines[n - 1].map((r) => r.baseline));
@@ -648,6 +651,27 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
     }
   }
   return out;
+}
+
+/**
+ * Whether the first word of line n's text in column k would have fitted after line n - 1's text
+ * there with a font size to spare, within the column's rules (xs[k], xs[k + 1]) less its padding
+ * (the least gap between the band's text and either rule): a cell breaks a line only before a
+ * word that does not fit.
+ */
+function fitsAfter(lines: TextRun[][], n: number, k: number, colOf: (r: TextRun) => number, xs: number[]): boolean {
+  let pad = Infinity;
+  for (const l of lines) for (const r of l) if (colOf(r) === k) pad = Math.min(pad, r.x0 - xs[k], xs[k + 1] - r.x1);
+  let end = -Infinity;
+  for (const r of lines[n - 1]) if (colOf(r) === k) end = Math.max(end, r.x1);
+  let first: TextRun | null = null;
+  for (const r of lines[n]) if (colOf(r) === k && (!first || r.x0 < first.x0)) first = r;
+  if (!first || end === -Infinity || !(pad >= 0)) return false;
+  const text = first.text.trim();
+  const word = (Math.max(1, text.split(/\s/)[0].length) / Math.max(1, text.length)) * (first.x1 - first.x0);
+  // (With a font size to spare: the padding is estimated, and a word processor breaks a word too
+  // long for its cell anywhere, leaving its tail, "m", short enough to seem to fit.)
+  return end + 1.3 * first.size + word < xs[k + 1] - pad;
 }
 
 /**
