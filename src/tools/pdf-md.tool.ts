@@ -66,6 +66,12 @@ function continuationShift(prev: Table, next: Table): number | null {
     if (prev.rows[0]?.length !== next.rows[0]?.length) return null;
     return a.every((x, k) => Math.abs(x - a[0] - (b[k] - b[0])) <= 3) ? 0 : null;
   }
+  // One part read as a grid (its bounds with the right side) and the other from its rules'
+  // stack (cells' left edges: a part with one row rule left, FHS's header over one row): their
+  // left edges, when both have one per column.
+  const la = leftEdges(prev);
+  const lb = leftEdges(next);
+  if (la.length === lb.length && la.length === prev.rows[0]?.length && la.length === next.rows[0]?.length && la.every((x, k) => Math.abs(x - la[0] - (lb[k] - lb[0])) <= 3)) return 0;
   // (Only a ruled part whose box reaches left of its first column: its rules go on there.)
   if (b.length > a.length || b[0] - next.x0 < 10 || Math.abs(a[0] - prev.x0) > 3) return null;
   for (let k = 1; k + b.length <= a.length; k++) {
@@ -74,6 +80,13 @@ function continuationShift(prev: Table, next: Table): number | null {
     if (fits && (k + b.length === a.length || Math.abs(a[a.length - 1] - a[0] - (next.x1 - next.x0)) <= 3)) return k;
   }
   return null;
+}
+
+/** A table's column left edges: its bounds without the right side when they hold it (one more than its cells). */
+function leftEdges(t: Table): number[] {
+  const c = t.columns ?? [];
+  const width = t.rows[0]?.length ?? 0;
+  return c.length === width + 1 ? c.slice(0, width) : c;
 }
 
 /** A table's rows and cells moved `shift` columns right and padded to `width` columns (see continuationShift). */
@@ -101,43 +114,56 @@ function rowTexts(row: string[]): string {
 const SENTENCE_ENDS = /[.!?:;]["”’)\]]*$/;
 
 /**
- * Whether a continuation's first row is the rest of the row the page break cut (a word
- * processor lets a row break across pages and draws no rule at the cut): every cell it fills
- * is one the cut row filled too, and either a column that every other row of both parts fills
- * (the rows' names) is empty in it, or each of its cells reads on from the cell above (no
- * sentence end there, and a hyphen, dash or comma there or a lower-case letter or digit here:
- * "18-Mar-" / "2024", "Digi-ID" / "and Mobile-IDs"), one of them broken after a hyphen, dash
- * or comma.
+ * How many of a continuation's first rows are the rest of the row the page break cut (0: none;
+ * a word processor lets a row break across pages and draws no rule at the cut): every cell they
+ * fill is one the cut row filled too, and either a column that every other row of both parts
+ * fills (the rows' names) is empty in them (one row, or several: a row made of lines without
+ * rules between them, its lines on the next page read as rows, "Ryunosuke Satoh" under no
+ * language), or (one row) each of its cells reads on from the cell above (no sentence end
+ * there, and a hyphen, dash or comma there or a lower-case letter or digit here: "18-Mar-" /
+ * "2024", "Digi-ID" / "and Mobile-IDs"), one of them broken after a hyphen, dash or comma.
  */
-function restOfCutRow(prevRows: string[][], nextRows: string[][]): boolean {
+function restOfCutRow(prevRows: string[][], nextRows: string[][]): number {
   const last = prevRows[prevRows.length - 1];
   const first = nextRows[0];
-  if (!last || !first || last.length !== first.length) return false;
-  let filled = 0;
-  for (let k = 0; k < first.length; k++) {
-    if (!first[k]) continue;
-    if (!last[k]) return false;
-    filled++;
+  if (!last || !first || last.length !== first.length) return 0;
+  // The leading rows filling only cells the cut row filled.
+  let m = 0;
+  for (; m < nextRows.length; m++) {
+    const row = nextRows[m];
+    if (row.length !== last.length) break;
+    let filled = 0;
+    let within = true;
+    for (let k = 0; k < row.length && within; k++) {
+      if (!row[k]) continue;
+      if (!last[k]) within = false;
+      filled++;
+    }
+    if (!within || !filled) break;
   }
-  if (!filled) return false;
-  for (let k = 0; k < first.length; k++) {
-    if (first[k] || !last[k]) continue;
-    let always = true;
-    for (let r = 0; r < prevRows.length && always; r++) always = prevRows[r][k] !== '';
-    for (let r = 1; r < nextRows.length && always; r++) always = nextRows[r][k] !== '';
-    if (always) return true;
+  if (!m) return 0;
+  // The most of them that leave a name column empty, every other row filling it.
+  for (let n = m; n >= 1; n--) {
+    for (let k = 0; k < first.length; k++) {
+      if (!last[k]) continue;
+      let always = true;
+      for (let r = 0; r < n && always; r++) always = nextRows[r][k] === '';
+      for (let r = 0; r < prevRows.length && always; r++) always = prevRows[r][k] !== '';
+      for (let r = n; r < nextRows.length && always; r++) always = nextRows[r][k] !== '';
+      if (always) return n;
+    }
   }
   let broken = false;
   for (let k = 0; k < first.length; k++) {
     if (!first[k]) continue;
-    if (SENTENCE_ENDS.test(last[k])) return false;
+    if (SENTENCE_ENDS.test(last[k])) return 0;
     const open = /[-‐–—,]$/u.test(last[k]);
-    if (!open && !/^[\p{Ll}\p{N}]/u.test(first[k])) return false;
+    if (!open && !/^[\p{Ll}\p{N}]/u.test(first[k])) return 0;
     if (open) broken = true;
   }
   // (At least one cell broken at a hyphen, dash or comma: rows of names and lower-case values
   // cut between two rows read on as well, "Gamma | identity, inverse, log" / "inverse.gaussian".)
-  return broken;
+  return broken ? 1 : 0;
 }
 
 /** A paragraph's text without the anchors a page break put inside it (joinAcrossBreak). */
@@ -196,14 +222,13 @@ function appendTable(before: Part, next: Table, vocab: Vocabulary): void {
   let prevCells = prev.cells || next.cells ? asCells(prev) : undefined;
   let nextCells = prevCells ? asCells(next).slice(k) : undefined;
   // A row the break cut in two is one row again: its rest completes it, cell by cell.
-  if (restOfCutRow(prev.rows, rows)) {
+  for (let rest = restOfCutRow(prev.rows, rows); rest > 0; rest--) {
     const cut = completeCutRow(prevRows, rows[0], prevCells, nextCells?.[0], vocab);
-    if (cut) {
-      prevRows = cut.rows;
-      prevCells = cut.cells;
-      rows = rows.slice(1);
-      nextCells = nextCells?.slice(1);
-    }
+    if (!cut) break;
+    prevRows = cut.rows;
+    prevCells = cut.cells;
+    rows = rows.slice(1);
+    nextCells = nextCells?.slice(1);
   }
   const cells = prevCells && nextCells ? [...prevCells, ...nextCells] : undefined;
   before.table = { ...prev, rows: [...prevRows, ...rows], bottom: next.bottom, ...(cells ? { cells } : {}) };
@@ -214,7 +239,32 @@ function appendTable(before: Part, next: Table, vocab: Vocabulary): void {
  * A paragraph of one short line (a table's "Continued on next page"), not a caption (which
  * names a table of its own: "Table 7. Example of tabularx environment" over the same header).
  */
-const isShortLine = (p: Part | undefined): boolean => p?.kind === 'para' && !p.md.includes('\n') && p.md.split(/\s+/).length <= 6 && !CAPTION.test(p.md);
+const isShortLine = (p: Part | undefined): boolean => (p?.kind === 'para' || p?.kind === 'note') && !p.md.includes('\n') && p.md.split(/\s+/).length <= 6 && !CAPTION.test(p.md);
+
+/** Whether `next` starts with `prev`'s header row again (two cells named or more): a longtable's head repeated over its part on the next page. */
+function repeatsHeader(prev: Table, next: Table): boolean {
+  const head = prev.rows[0];
+  if (!head || next.rows[0]?.length !== head.length || next.rows[0].join('|') !== head.join('|')) return false;
+  let named = 0;
+  for (const cell of head) if (cell) named++;
+  return named >= 2;
+}
+
+/**
+ * The short lines (one each side at most) between a table's part and its next part joined
+ * across a page break, when that part repeats the header: the foot a longtable sets under each
+ * part but the last (set small at the page's foot, so it may have been read as a footnote).
+ */
+function footLinesBetween(out: Part[], before: Part): Part[] {
+  const lines: Part[] = [];
+  for (let i = out.indexOf(before) + 1; i < out.length; i++) {
+    const p = out[i];
+    if (isPageAnchor(p)) continue;
+    if (!isShortLine(p) || lines.length === 2) return [];
+    lines.push(p);
+  }
+  return lines;
+}
 
 /**
  * The table `next` goes on with across the page break just before it, when one short line
@@ -232,14 +282,11 @@ function continuedPast(out: Part[], next: Table): { before: Part; lines: Part[] 
   // (The anchor of the page a part joined before stands after the table.)
   while (i >= 0 && isPageAnchor(out[i])) i--;
   const before = out[i];
-  if (lines.length !== 2 || !before || before.kind !== 'table' || !before.table) return null;
+  // (One line will do, the foot without a head over the next part, as R's xtable sets them.)
+  if (!lines.length || !before || before.kind !== 'table' || !before.table) return null;
   // (Its columns need not be at the same offsets: each page's part of a longtable is as wide as
   // its own widest cells when the widths were not settled. Its header, repeated, says enough.)
-  const head = before.table.rows[0];
-  if (!head || next.rows[0]?.length !== head.length || next.rows[0].join('|') !== head.join('|')) return null;
-  let named = 0;
-  for (const cell of head) if (cell) named++;
-  return named >= 2 ? { before, lines } : null;
+  return repeatsHeader(before.table, next) ? { before, lines } : null;
 }
 
 const BULLET = /^([•◦▪▫‣●○■□·∙–—*+-])\s+(.*)$/u;
@@ -582,7 +629,7 @@ interface PageModel {
 function readPageModel(page: PdfPage, pageNumber: number): PageModel {
   const { frame, fragments, rules } = readPageText(page);
   for (const f of fragments) f.page = pageNumber;
-  const tables = fragments.length ? findTables(readRulings(page, frame, rules), fragments) : [];
+  const tables = fragments.length ? findTables(readRulings(page, frame, rules), fragments, isMonoFragment) : [];
   return { frameHeight: frame.height, fragments, tables };
 }
 
@@ -953,6 +1000,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       const before = out.findLast((p) => p.kind !== 'note' && !isPageAnchor(p));
       const shift = before?.kind === 'table' && before.table ? continuationShift(before.table, part.table) : null;
       if (before?.table && shift !== null) {
+        // (A foot line under the part before, read as a footnote, goes with the break.)
+        if (repeatsHeader(before.table, part.table)) for (const p of footLinesBetween(out, before)) out.splice(out.indexOf(p), 1);
         appendTable(before, shiftTable(part.table, shift, before.table.rows[0]?.length ?? 0), vocab);
         if (pageStart) out.push({ md: pageStart, kind: 'other' });
         return;
@@ -967,6 +1016,8 @@ export async function pdfMd(doc: PdfDocument, onProgress?: ProgressFn, options: 
       if (continued) {
         for (const p of continued.lines) out.splice(out.indexOf(p), 1);
         appendTable(continued.before, part.table, vocab);
+        // (The page's anchor when the part opens it: no head line above it brought the anchor.)
+        if (pageStart) out.push({ md: pageStart, kind: 'other' });
         return;
       }
     }

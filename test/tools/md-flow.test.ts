@@ -6,11 +6,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixSymbols, joinLines, Vocabulary } from '../../src/tools/pdf/flow-text.ts';
 import { findAlignedTables } from '../../src/tools/pdf/aligned-tables.ts';
+import { findTables, type Segment } from '../../src/tools/pdf/ruled-tables.ts';
 import { buildFragments } from '../../src/tools/pdf/fragments.ts';
 import type { TextRun } from '../../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
 import { groupBlocks, type Fragment } from '../../src/tools/pdf/page-layout.ts';
 import { healCellText, segments, titlesOverParagraphs, type PageItem } from '../../src/tools/pdf-md.tool.ts';
+import { openPdf } from '../../src/tools/pdf/open-pdf.ts';
+import { writePdf } from '../fixtures/raw-pdf.ts';
 
 const vocabOf = (...lines: string[]) => {
   const v = new Vocabulary();
@@ -298,6 +301,89 @@ describe('tables without rules', () => {
     assert.deepEqual(findAlignedTables(prose, 10, () => false), []);
     const list = ['Partition the site set.', 'Compute a perfect phylogeny.', 'Use dynamic programming.'].flatMap((t, i) => [cell(`${i + 1}`, 80, 100 + i * 14), cell(t, 110, 100 + i * 14)]);
     assert.deepEqual(findAlignedTables(list, 10, () => false), []);
+  });
+});
+
+describe('tables with rules', () => {
+  const cell = (text: string, x0: number, baseline: number, size = 10): Fragment => ({
+    text, x0, x1: x0 + text.length * 5, baseline, top: baseline - 8, bottom: baseline + 2, size, fontId: 'Body', runs: [{ text, x0, x1: x0 + text.length * 5, baseline, top: baseline - 8, bottom: baseline + 2, size, fontId: 'Body' }],
+  });
+  it('reads a grid ruled a cell at a time with no rule at its sides as one table, a header cell on two lines as one cell', () => {
+    // (DocBook's LaTeX tables: \cline under each column between rows, "|" between the columns only.)
+    const xs = [77.5, 152, 266, 381, 517.5];
+    const ys = [128.7, 153, 165, 177];
+    const segments: Segment[] = [];
+    ys.forEach((y, i) => {
+      if (i === 0 || i === ys.length - 1) segments.push({ x0: xs[0], y0: y, x1: xs[4], y1: y });
+      else for (let k = 0; k < 4; k++) segments.push({ x0: xs[k], y0: y, x1: xs[k + 1], y1: y });
+      if (i < ys.length - 1) for (const x of xs.slice(1, 4)) segments.push({ x0: x, y0: y, x1: x, y1: ys[i + 1] });
+    });
+    const fragments = [
+      cell('hours the flag', 272, 138), cell('signal', 83, 143.5), cell('flag shown', 158, 143.5), cell('meaning', 387, 143.5), cell('is flown', 272, 149),
+      cell('open', 83, 162), cell('green', 158, 162), cell('8-20', 272, 162), cell('plots may be worked', 387, 162),
+      cell('frost', 83, 174), cell('blue', 158, 174), cell('0-24', 272, 174), cell('cover the seedlings', 387, 174),
+    ];
+    const tables = findTables(segments, fragments);
+    assert.equal(tables.length, 1);
+    assert.deepEqual(tables[0].rows, [
+      ['signal', 'flag shown', 'hours the flag is flown', 'meaning'],
+      ['open', 'green', '8-20', 'plots may be worked'],
+      ['frost', 'blue', '0-24', 'cover the seedlings'],
+    ]);
+  });
+  it('reads lines between two rules as rows where a cell\'s first word would have fitted on the line above, whatever case it starts with', () => {
+    // (R's xtable: \hline round the header and at the end only; "|l|R{2.5cm}|L{4cm}|".)
+    const xs = [150, 200, 272, 400];
+    const segments: Segment[] = [];
+    for (const y of [100, 114, 152]) segments.push({ x0: xs[0], y0: y, x1: xs[3], y1: y });
+    for (const x of xs) segments.push({ x0: x, y0: 100, x1: x, y1: 152 });
+    const rows = [['month', 'honey', 'remark'], ['may', '4.5', 'rape in flower'], ['june', '9.0', 'lime trees'], ['july', '2.2', 'dearth']];
+    const fragments: Fragment[] = [];
+    rows.forEach((row, i) => {
+      const baseline = 110 + i * 12 + (i ? 2 : 0);
+      fragments.push(cell(row[0], 156, baseline), cell(row[1], 266 - row[1].length * 5, baseline), cell(row[2], 278, baseline));
+    });
+    const [table, ...more] = findTables(segments, fragments);
+    assert.equal(more.length, 0);
+    assert.deepEqual(table.rows, rows);
+  });
+  it('leaves listings in framed boxes, a paragraph between them, to the text (no table of their words)', () => {
+    // (Each box: a rule over and under it, side rules a line at a time, as listings' frame=single draws them.)
+    const mono = (text: string, x0: number, baseline: number): Fragment => ({ ...cell(text, x0, baseline), fontId: 'NimbusMonL-Regu', runs: text.split(' ').map((w, k, all) => {
+      const at = x0 + all.slice(0, k).join(' ').length * 6 + (k ? 6 : 0);
+      return { text: w, x0: at, x1: at + w.length * 6, baseline, top: baseline - 8, bottom: baseline + 2, size: 10, fontId: 'NimbusMonL-Regu' };
+    }) });
+    const box = (top: number, bottom: number): Segment[] => [
+      { x0: 56, y0: top, x1: 538, y1: top }, { x0: 56, y0: bottom, x1: 538, y1: bottom },
+      { x0: 57, y0: top + 1, x1: 57, y1: bottom - 1 }, { x0: 537, y0: top + 1, x1: 537, y1: bottom - 1 },
+    ];
+    const fragments = [mono('$ kilnlog stop --flush', 58, 120), cell('When the firing has ended, power the controller down.', 56, 145), mono('$ kilnctl off -w 30', 58, 163)];
+    const isCode = (f: Fragment) => f.fontId.includes('Mon');
+    assert.deepEqual(findTables([...box(111, 124), ...box(154, 167)], fragments, isCode), []);
+  });
+});
+
+describe('rules drawn as one-pixel stencil masks (dvips rules as Ghostscript writes them)', () => {
+  it('are read as filled boxes, as rules drawn as paths are', async () => {
+    // A bar 120pt by 0.48pt and one 0.48pt by 12pt: inline 1x1 image masks scaled by the CTM.
+    const mask = (a: number, d: number, e: number, f: number) => `q ${a} 0 0 ${d} ${e} ${f} cm\nBI\n/IM true\n/W 1\n/H 1\n/BPC 1\nID \x00\nEI Q\n`;
+    const content = Buffer.from(mask(120, -0.48, 100, 700) + mask(0.48, -12, 100, 699.5) + 'BT /F1 10 Tf 104 690 Td (Mark) Tj ET\n', 'latin1');
+    const pdf = writePdf([
+      { dict: '<< /Type /Catalog /Pages 2 0 R >>' },
+      { dict: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+      { dict: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>' },
+      { dict: '<< >>', stream: content },
+      { dict: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' },
+    ]);
+    const doc = await openPdf(new Uint8Array(pdf));
+    try {
+      const fills = doc.getPage(1).fastText()?.rules?.fills ?? [];
+      const boxes: number[][] = [];
+      for (let i = 0; i + 3 < fills.length; i += 4) boxes.push(fills.slice(i, i + 4).map((v) => Math.round(v * 100) / 100));
+      assert.deepEqual(boxes, [[100, 699.52, 220, 700], [100, 687.5, 100.48, 699.5]]);
+    } finally {
+      doc.destroy();
+    }
   });
 });
 

@@ -376,7 +376,7 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   for (const h of rulesH) ruleYs.push(h.y0);
   let ys = cluster(ruleYs, TOL);
   let ruledXs = cluster(vxs, TOL);
-  const one = ruledXs.length === 1 ? oneRuleColumns(ruledXs[0], vs, rulesH, ys, runs) : null;
+  const one = ruledXs.length === 1 ? oneRuleColumns(ruledXs[0], vs, rulesAtHeights(rulesH), ys, runs) : null;
   if (one) {
     ruledXs = one.xs;
     ys = one.ys;
@@ -385,13 +385,17 @@ function gridTable(group: { s: Segment; horizontal: boolean }[], runs: TextRun[]
   // A grid open on a side ("{l|c|c|}" under a header row with no rule above it: a decision
   // table's corner left blank): horizontal rules reaching past the first vertical one, or
   // vertical ones rising above the first horizontal one, bound a column or a row of text.
+  // (Two vertical rules are enough: "{l|l|l}", three columns ruled between them only.)
   // Only where every rule of the other direction reaches as far (the rules of a table are
   // of one length; the bars of a chart are not). (Module functions, not closures made per call.)
   const xs0 = ruledXs;
-  if (xs0.length >= 3 && left < xs0[0] - 10 && allReachLeft(rulesH, left) && textInBox(runs, left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
-  if (xs0.length >= 3 && right > xs0[xs0.length - 1] + 10 && allReachRight(rulesH, right) && textInBox(runs, xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
-  if (xs0.length >= 3 && above < ys[0] - 5 && allRiseTo(xs0, vs, above) && textInBox(runs, xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
-  if (xs0.length >= 3 && below > ys[ys.length - 1] + 5 && allFallTo(xs0, vs, below) && textInBox(runs, xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
+  // (A rule drawn a cell at a time, \cline under each column as DocBook's LaTeX sets its rows,
+  // is one rule: its pieces at one height reach as far as the leftmost and rightmost of them.)
+  const rowRules = rulesAtHeights(rulesH);
+  if (xs0.length >= 2 && left < xs0[0] - 10 && allReachLeft(rowRules, left) && textInBox(runs, left, xs0[0], ys[0], ys[ys.length - 1])) ruledXs = [left, ...ruledXs];
+  if (xs0.length >= 2 && right > xs0[xs0.length - 1] + 10 && allReachRight(rowRules, right) && textInBox(runs, xs0[xs0.length - 1], right, ys[0], ys[ys.length - 1])) ruledXs = [...ruledXs, right];
+  if (xs0.length >= 2 && above < ys[0] - 5 && allRiseTo(xs0, vs, above) && textInBox(runs, xs0[0], xs0[xs0.length - 1], above, ys[0])) ys = [above, ...ys];
+  if (xs0.length >= 2 && below > ys[ys.length - 1] + 5 && allFallTo(xs0, vs, below) && textInBox(runs, xs0[0], xs0[xs0.length - 1], ys[ys.length - 1], below)) ys = [...ys, below];
   // A header row drawn as shading only, no rule over it (Word's repeated header row): its line
   // sits right on the grid's top rule, its cells standing apart at the column bounds.
   const headTop = shadedHeaderTop(ys[0], ruledXs, Math.min(left, ruledXs[0]), Math.max(right, ruledXs[ruledXs.length - 1]), runs);
@@ -597,6 +601,20 @@ function oneRuleColumns(x: number, vs: Segment[], rulesH: Segment[], ys: number[
   return { xs: [left, x, right], ys: out };
 }
 
+/** Horizontal rules as drawn across: the pieces at one height (within half a point) as one segment from the leftmost to the rightmost. */
+function rulesAtHeights(hs: Segment[]): Segment[] {
+  const sorted = [...hs].sort((a, b) => a.y0 - b.y0);
+  const out: Segment[] = [];
+  for (const s of sorted) {
+    const last = out[out.length - 1];
+    if (last && s.y0 - last.y0 <= 0.5) {
+      last.x0 = Math.min(last.x0, s.x0);
+      last.x1 = Math.max(last.x1, s.x1);
+    } else out.push({ ...s });
+  }
+  return out;
+}
+
 /**
  * The horizontal rules that are not text underlines: an underline sits just under a run's
  * baseline (within a third of its size) and no wider than the runs of its line.
@@ -676,7 +694,13 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
       continue;
     }
     const cols = sets[0].split(',').map(Number);
-    if (lines.some((l, n) => n > 0 && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,\-–—]$/u.test(text(lines[n - 1], k))))) continue;
+    // (Lines centred in every column, of different widths, are rows of centred cells ("| c | c |"
+    // with no rule between rows: "p" / "mp" beside "soft" / "moderately soft"), whatever case
+    // their descriptions start with: a centred column does not wrap.)
+    // (Nor a line with a cell whose first word would have fitted after the cell above it, within
+    // the column's rules less their padding: that cell did not wrap there, so the line is a row,
+    // "txt1" / "txt2" in a p{3cm} column beside "A" / "B".)
+    if (!centredLines(lines, cols, colOf) && lines.some((l, n) => n > 0 && !cols.some((k) => fitsAfter(lines, n, k, colOf, xs)) && cols.some((k) => /^[\p{Ll}(]/u.test(text(l, k)) || /[,\-–—]$/u.test(text(lines[n - 1], k))))) continue;
     for (let n = 1; n < lines.length; n++) {
       const top = Math.min(...lines[n].map((r) => r.baseline - r.size * 0.8));
       const bottom = Math.max(...lines[n - 1].map((r) => r.baseline));
@@ -684,6 +708,62 @@ function bandLines(ys: number[], xs: number[], runs: TextRun[]): number[] {
     }
   }
   return out;
+}
+
+/**
+ * Whether the first word of line n's text in column k would have fitted after line n - 1's text
+ * there with a font size to spare, within the column's rules (xs[k], xs[k + 1]) less its padding
+ * (the least gap between the band's text and either rule): a cell breaks a line only before a
+ * word that does not fit.
+ */
+function fitsAfter(lines: TextRun[][], n: number, k: number, colOf: (r: TextRun) => number, xs: number[]): boolean {
+  let pad = Infinity;
+  for (const l of lines) for (const r of l) if (colOf(r) === k) pad = Math.min(pad, r.x0 - xs[k], xs[k + 1] - r.x1);
+  let end = -Infinity;
+  for (const r of lines[n - 1]) if (colOf(r) === k) end = Math.max(end, r.x1);
+  let first: TextRun | null = null;
+  for (const r of lines[n]) if (colOf(r) === k && (!first || r.x0 < first.x0)) first = r;
+  if (!first || end === -Infinity || !(pad >= 0)) return false;
+  const text = first.text.trim();
+  const word = (Math.max(1, text.split(/\s/)[0].length) / Math.max(1, text.length)) * (first.x1 - first.x0);
+  // (With a font size to spare: the padding is estimated, and a word processor breaks a word too
+  // long for its cell anywhere, leaving its tail, "m", short enough to seem to fit.)
+  return end + 1.3 * first.size + word < xs[k + 1] - pad;
+}
+
+/**
+ * Whether every column's text is centred on one x on every line (within a point), the lines
+ * of different widths in some column, and no cell of a line ends with a comma or hyphen.
+ */
+function centredLines(lines: TextRun[][], cols: number[], colOf: (r: TextRun) => number): boolean {
+  let varied = false;
+  for (const k of cols) {
+    let centre = NaN;
+    let width = NaN;
+    for (const l of lines) {
+      let x0 = Infinity;
+      let x1 = -Infinity;
+      let last = '';
+      for (const r of l) {
+        if (colOf(r) !== k) continue;
+        x0 = Math.min(x0, r.x0);
+        if (r.x1 > x1) {
+          x1 = r.x1;
+          last = r.text;
+        }
+      }
+      if (/[,\-–—]\s*$/u.test(last)) return false;
+      const c = (x0 + x1) / 2;
+      if (Number.isNaN(centre)) {
+        centre = c;
+        width = x1 - x0;
+      } else {
+        if (Math.abs(c - centre) > 1) return false;
+        if (Math.abs(x1 - x0 - width) > 2) varied = true;
+      }
+    }
+  }
+  return varied;
 }
 
 /**
@@ -2013,7 +2093,11 @@ function joinVertical(vertical: Segment[]): Segment[] {
   return out;
 }
 
-export function findTables(segments: Segment[], fragments: Fragment[]): Table[] {
+/**
+ * `isCode`: whether a line is set as code (a monospaced font); the rules of a box holding only
+ * such lines are a listing's frame, not a table's (see listingFrames).
+ */
+export function findTables(segments: Segment[], fragments: Fragment[], isCode?: (f: Fragment) => boolean): Table[] {
   const horizontal = segments.filter((s) => s.y1 - s.y0 <= 1 && s.x1 - s.x0 >= 10);
   // (Rules shorter than that count only as a narrow column's \cmidrule, beside others.)
   const short = segments.filter((s) => s.y1 - s.y0 <= 1 && s.x1 - s.x0 >= 3 && s.x1 - s.x0 < 10);
@@ -2021,8 +2105,60 @@ export function findTables(segments: Segment[], fragments: Fragment[]): Table[] 
   // Vector drawings (charts, maps) have thousands of strokes and no tables worth the quadratic search.
   if (horizontal.length < 2 || horizontal.length + vertical.length > 2000) return [];
   const runs = fragments.flatMap((f) => f.runs);
-  const grids = gridTables(horizontal, joinVertical(vertical), runs);
-  return [...grids, ...ruleStackTables(splitAtListRules(joinHorizontal(horizontal), vertical, runs), runs, grids, short)];
+  const joinedVertical = joinVertical(vertical);
+  const grids = gridTables(horizontal, joinedVertical, runs);
+  let rules = joinHorizontal(horizontal);
+  if (isCode) {
+    const frames = listingFrames(rules, joinedVertical, fragments, isCode);
+    if (frames.size) {
+      const kept: Joined[] = [];
+      for (const s of rules) if (!frames.has(s)) kept.push(s);
+      rules = kept;
+    }
+  }
+  return [...grids, ...ruleStackTables(splitAtListRules(rules, vertical, runs), runs, grids, short)];
+}
+
+/**
+ * The rules over and under listings set in boxes (a grey box whose frame is drawn in its grey,
+ * as DocBook's LaTeX back end and listings' frame=single draw them): two rules of one extent,
+ * no rule between them, closed at both ends by vertical rules (drawn a line at a time, joined)
+ * within a few points of their ends and none between, with only code lines inside. Two such
+ * boxes with a paragraph between would otherwise be a stack of four rules, a table whose rows
+ * are the listings' words and the paragraph.
+ */
+function listingFrames(h: Joined[], vertical: Segment[], fragments: Fragment[], isCode: (f: Fragment) => boolean): Set<Segment> {
+  const frames = new Set<Segment>();
+  const sorted = [...h].sort(byY0);
+  for (let i = 0; i < sorted.length; i++) {
+    const a = sorted[i];
+    let b: Joined | null = null;
+    for (let j = i + 1; j < sorted.length && !b; j++) {
+      const o = sorted[j];
+      if (o.x1 <= a.x0 || o.x0 >= a.x1) continue;
+      // (The first rule below across it: its pair when of the same extent, else no box.)
+      if (Math.abs(o.x0 - a.x0) <= TOL && Math.abs(o.x1 - a.x1) <= TOL && o.y0 - a.y0 > 4) b = o;
+      else break;
+    }
+    if (!b) continue;
+    const side = (x: number, inward: number) =>
+      vertical.some((v) => (v.x0 - x) * inward >= -TOL && (v.x0 - x) * inward <= 4 && v.y0 <= a.y0 + 4 && v.y1 >= b.y0 - 4);
+    if (!side(a.x0, 1) || !side(a.x1, -1)) continue;
+    if (vertical.some((v) => v.x0 > a.x0 + 4 && v.x0 < a.x1 - 4 && v.y1 > a.y0 + TOL && v.y0 < b.y0 - TOL)) continue;
+    let lines = 0;
+    let code = true;
+    for (const f of fragments) {
+      const cx = (f.x0 + f.x1) / 2;
+      const cy = f.baseline - f.size * 0.3;
+      if (cx <= a.x0 || cx >= a.x1 || cy <= a.y0 || cy >= b.y0) continue;
+      lines++;
+      if (!isCode(f)) code = false;
+    }
+    if (!lines || !code) continue;
+    frames.add(a);
+    frames.add(b);
+  }
+  return frames;
 }
 
 /**

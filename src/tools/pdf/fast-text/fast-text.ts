@@ -453,6 +453,16 @@ class StreamReader {
     path[MAX_X] = path[MAX_Y] = -Infinity;
   }
 
+  /** A one-pixel stencil mask painted over the unit square: a filled box, as a path's fill. */
+  maskRule(): void {
+    this.moveTo(0, 0);
+    this.lineTo(1, 0);
+    this.lineTo(1, 1);
+    this.lineTo(0, 1);
+    this.closePath();
+    this.paint(false, true);
+  }
+
   num(i: number): number {
     const v = this.operands[this.nops - i];
     if (typeof v !== 'number') throw new Unsupported('operand is not a number');
@@ -789,7 +799,7 @@ class StreamReader {
           this.paint(false, false);
           break;
         case 'BI':
-          skipInlineImage(lex);
+          if (skipInlineImage(lex) && page.hidden === 0) this.maskRule();
           break;
         case 'BMC':
           this.marked.push(false);
@@ -812,20 +822,35 @@ class StreamReader {
   }
 }
 
-/** Skips an inline image (BI … ID <binary> EI): its data is not PDF syntax. */
-function skipInlineImage(lex: Lexer): void {
+/**
+ * Skips an inline image (BI … ID <binary> EI): its data is not PDF syntax. Returns whether it
+ * is a stencil mask of one painted pixel: a filled box the size of its matrix, as Ghostscript
+ * writes the rules dvips draws (a table's rules, scaled 1×1 masks).
+ */
+function skipInlineImage(lex: Lexer): boolean {
+  const dict: PdfValue[] = [];
   for (;;) {
     const t = lex.next();
     if (t === undefined) throw new Unsupported('inline image without ID');
     if (t instanceof Op && t.name === 'ID') break;
+    if (!(t instanceof Op) && typeof t !== 'symbol') dict.push(t);
   }
+  const entry = (short: string, long: string): PdfValue | undefined => {
+    for (let i = 0; i + 1 < dict.length; i += 2) if (dict[i] === short || dict[i] === long) return dict[i + 1];
+    return undefined;
+  };
+  const decode = entry('D', 'Decode');
+  const inverted = Array.isArray(decode) && decode[0] === 1;
   const b = lex.bytes;
   // The data starts after one whitespace byte and ends at an "EI" between whitespace.
-  let p = lex.pos + 1;
+  const start = lex.pos + 1;
+  // (One pixel: its bit 0 paints, unless the decode array inverts it.)
+  const onePixel = entry('IM', 'ImageMask') === true && entry('W', 'Width') === 1 && entry('H', 'Height') === 1 && entry('F', 'Filter') === undefined && start < b.length && ((b[start] & 0x80) === 0) !== inverted;
+  let p = start;
   for (; p + 1 < b.length; p++) {
     if (b[p] === 0x45 && b[p + 1] === 0x49 && (p === 0 || b[p - 1] <= 0x20) && (p + 2 >= b.length || b[p + 2] <= 0x20)) {
       lex.pos = p + 2;
-      return;
+      return onePixel;
     }
   }
   throw new Unsupported('inline image without EI');
