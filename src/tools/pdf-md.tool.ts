@@ -24,7 +24,7 @@ import type { PdfDocument, PdfPage } from './pdf/open-pdf.ts';
 import { mapPages } from './pdf/pdf-pages.ts';
 import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { findFurniture } from './pdf/page-furniture.ts';
-import { buildBlocks, median, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
+import { buildBlocks, commonLeft, median, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
 import { findTables, readRulings, type GridCell, type Table } from './pdf/ruled-tables.ts';
 import { CAPTION, findAlignedTables } from './pdf/aligned-tables.ts';
 import { ascending, byX0, mostUsedSize } from './pdf/fragments.ts';
@@ -528,12 +528,22 @@ function markerLevel(st: BlockState, x: number): number {
 }
 
 /** Renders one text block: a heading, a list run, or a paragraph. */
-function blockToParts(block: Block, headingLevel: number | null, bold: boolean, vocab: Vocabulary): Part[] {
+export function blockToParts(block: Block, headingLevel: number | null, bold: boolean, vocab: Vocabulary): Part[] {
   if (headingLevel) return [{ md: `${'#'.repeat(headingLevel)} ${joinLines(block.lines.map((l) => l.text), vocab)}`, kind: 'heading' }];
   const st: BlockState = { out: [], para: [], item: null, markerX: [], bold, vocab };
+  let prev: Fragment | null = null;
   for (const line of block.lines) {
     const bullet = BULLET.exec(line.text);
-    const numbered = bullet ? null : NUMBERED.exec(line.text);
+    let numbered = bullet ? null : NUMBERED.exec(line.text);
+    // A number that a paragraph's line happens to start with, the line before ending no sentence:
+    // one closing a parenthesis the paragraph opened ("... other than 3 or / 128) causes ..."),
+    // or one after a line of a paragraph of two or more that runs to the block's edge.
+    if (numbered && prev && st.para.length && !st.item && !endsSentence(prev.text.trimEnd())) {
+      const text = st.para.join(' ');
+      const open = numbered[2] === ')' && text.split('(').length > text.split(')').length;
+      if (open || (st.para.length >= 2 && prev.x1 >= block.x1 - 2 * prev.size)) numbered = null;
+    }
+    prev = line;
     if (bullet || numbered) {
       flushPara(st);
       flushItem(st);
@@ -1305,6 +1315,12 @@ function titleLike(b: Block, bold: boolean): boolean {
   return text.length <= 100 && text.split(/\s+/).length >= 3 && /^\p{Lu}/u.test(text) && !/[:;,]$/.test(text) && !b.lines.some(isMonoFragment);
 }
 
+/** One bold line of a word or a few that could title a section ("Logging", "Spring tides"). */
+function shortTitle(b: Block, bold: boolean): boolean {
+  const text = b.lines[0].text.trim();
+  return bold && b.lines.length === 1 && text.length <= 60 && /^\p{Lu}/u.test(text) && !/[:;,]$/.test(text) && !CAPTION_LINE.test(text) && !isMonoFragment(b.lines[0]);
+}
+
 /**
  * Bold lines at the body size that title the paragraph under them, unnumbered (LaTeX's
  * \subsubsection*, Doxygen's section titles within a page): a block of one bold line that reads
@@ -1314,13 +1330,19 @@ function titleLike(b: Block, bold: boolean): boolean {
  */
 export function titlesOverParagraphs(items: PageItem[], body: number): Set<Block> {
   const out = new Set<Block>();
+  const pageLines: Fragment[] = [];
+  for (const it of items) if (it.kind === 'text' && !it.note) for (const l of it.block.lines) pageLines.push(l);
+  const left = commonLeft(pageLines);
   for (let i = 0; i + 1 < items.length; i++) {
     const it = items[i];
     const next = items[i + 1];
     if (it.kind !== 'text' || next.kind !== 'text' || it.note || next.note || next.bold) continue;
     const b = it.block;
-    if (b.lines.length !== 1 || Math.abs(b.size - body) > 0.1 * body || /[.!?]$/.test(b.lines[0].text.trim()) || !titleLike(b, it.bold)) continue;
     const lines = next.block.lines;
+    // Set out left of the page's text edge over a paragraph at that edge (a man page's .SS): a
+    // title however short ("Logging"); a tagged paragraph's tag sits at the edge and stays.
+    const outdented = b.x0 <= left - b.size && Math.abs(lines[0].x0 - left) <= 1;
+    if (b.lines.length !== 1 || Math.abs(b.size - body) > 0.1 * body || /[.!?]$/.test(b.lines[0].text.trim()) || !(titleLike(b, it.bold) || (outdented && shortTitle(b, it.bold)))) continue;
     if (lines[0].x0 < b.x0 - 1 || lines.some(isMonoFragment)) continue;
     // Prose under it, not a navigation link ("Home") or a value ("555-4455"): lines that run on,
     // or a sentence.
