@@ -706,6 +706,33 @@ function shortContents(list: { title: Fragment; number: Fragment }[]): boolean {
 }
 const isTocRow = (row: Fragment[]): boolean => row.some(isTocFragment);
 
+/**
+ * A "table" the rules of a page of prose and framed listings make (MuPDF's HTML: a rule over
+ * each heading, a frame round each <pre>, as wide as the text): its lines of prose stand alone
+ * in their rows, only its listing lines have pieces side by side (cut where a name's colour
+ * changes). Its text is read as text.
+ */
+export function ruledProse(t: Table, fragments: Fragment[]): boolean {
+  const rows = new Map<number, Fragment[]>();
+  for (const f of fragments) {
+    const x = (f.x0 + f.x1) / 2;
+    const y = f.baseline - f.size * 0.3;
+    if (x <= t.x0 || x >= t.x1 || y <= t.top || y >= t.bottom) continue;
+    const key = Math.round(f.baseline);
+    const row = rows.get(key);
+    if (row) row.push(f);
+    else rows.set(key, [f]);
+  }
+  let listing = false;
+  let prose = false;
+  for (const row of rows.values()) {
+    if (row.every(isMonoFragment)) listing = true;
+    else if (row.length > 1) return false;
+    else prose = true;
+  }
+  return listing && prose;
+}
+
 /** Pass 2 for one page: its reading order, blocks and tables, furniture left out; null for a page without text. */
 function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>, bodySize: number): PageItem[] | null {
   if (!model || !model.fragments.length) return null;
@@ -728,7 +755,7 @@ function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>
   const ruled: Table[] = [];
   // (Nor one of lists set side by side with a rule between them: x-positions across the rule
   // line up rows of different lists.)
-  for (const t of model.tables) if (t.cells || t.beside || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t))) ruled.push(t);
+  for (const t of model.tables) if (!ruledProse(t, kept) && (t.cells || t.beside || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t)))) ruled.push(t);
   const alignedKept: typeof aligned = [];
   for (const a of aligned) if (!ruled.some((t) => overlaps(a, t))) alignedKept.push(a);
   aligned = alignedKept;

@@ -11,7 +11,7 @@ import { buildFragments } from '../../src/tools/pdf/fragments.ts';
 import type { TextRun } from '../../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
 import { groupBlocks, type Fragment } from '../../src/tools/pdf/page-layout.ts';
-import { blockToParts, healCellText, segments, titlesOverParagraphs, type PageItem } from '../../src/tools/pdf-md.tool.ts';
+import { blockToParts, healCellText, ruledProse, segments, titlesOverParagraphs, type PageItem } from '../../src/tools/pdf-md.tool.ts';
 import { openPdf } from '../../src/tools/pdf/open-pdf.ts';
 import { writePdf } from '../fixtures/raw-pdf.ts';
 
@@ -437,6 +437,23 @@ describe('paragraph blocks', () => {
   it('keeps a bold line over a line in another weight at the paragraph\'s own line spacing', () => {
     const blocks = groupBlocks([line('Warning: the boom swings across', 100, 'Times-Bold'), line('when the boat turns through the wind.', 112, 'Times-Roman')]);
     assert.deepEqual(blocks.map((b) => b.length), [2]);
+  });
+});
+
+describe('rules round prose and listings', () => {
+  const f = (text: string, x0: number, baseline: number, fontId: string): Fragment => {
+    const x1 = x0 + text.length * 6;
+    return { text, x0, x1, baseline, top: baseline - 8, bottom: baseline + 2, size: 10, fontId, runs: [{ text, x0, x1, top: baseline - 8, bottom: baseline + 2, baseline, size: 10, fontId }] } as Fragment;
+  };
+  const box = { x0: 30, x1: 390, top: 80, bottom: 200, rows: [['']] };
+  it('is no table where only listing lines have pieces side by side', () => {
+    const page = [f('Macro TIDE_MAX', 33, 100, 'Helvetica-Bold'), f('#define', 40, 120, 'Courier'), f('TIDE_MAX;', 94, 120, 'Courier'), f('The highest tide the gauge reads.', 33, 140, 'Helvetica')];
+    assert.equal(ruledProse(box, page), true);
+  });
+  it('is a table where a row of text has cells side by side', () => {
+    const page = [f('#define TIDE_MAX;', 40, 120, 'Courier'), f('gauge', 33, 140, 'Helvetica'), f('metres', 200, 140, 'Helvetica')];
+    assert.equal(ruledProse(box, page), false);
+    assert.equal(ruledProse(box, [f('gauge', 33, 140, 'Helvetica'), f('pier', 33, 160, 'Helvetica')]), false, 'a one-column table of text');
   });
 });
 
