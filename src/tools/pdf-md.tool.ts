@@ -24,7 +24,7 @@ import type { PdfDocument, PdfPage } from './pdf/open-pdf.ts';
 import { mapPages } from './pdf/pdf-pages.ts';
 import { fontNameOf, isBoldFont } from './pdf/page-fonts.ts';
 import { findFurniture } from './pdf/page-furniture.ts';
-import { buildBlocks, median, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
+import { buildBlocks, commonLeft, median, readingOrder, readPageText, type Block, type Box, type Fragment } from './pdf/page-layout.ts';
 import { findTables, readRulings, type GridCell, type Table } from './pdf/ruled-tables.ts';
 import { CAPTION, findAlignedTables } from './pdf/aligned-tables.ts';
 import { ascending, byX0, mostUsedSize } from './pdf/fragments.ts';
@@ -528,12 +528,22 @@ function markerLevel(st: BlockState, x: number): number {
 }
 
 /** Renders one text block: a heading, a list run, or a paragraph. */
-function blockToParts(block: Block, headingLevel: number | null, bold: boolean, vocab: Vocabulary): Part[] {
+export function blockToParts(block: Block, headingLevel: number | null, bold: boolean, vocab: Vocabulary): Part[] {
   if (headingLevel) return [{ md: `${'#'.repeat(headingLevel)} ${joinLines(block.lines.map((l) => l.text), vocab)}`, kind: 'heading' }];
   const st: BlockState = { out: [], para: [], item: null, markerX: [], bold, vocab };
+  let prev: Fragment | null = null;
   for (const line of block.lines) {
     const bullet = BULLET.exec(line.text);
-    const numbered = bullet ? null : NUMBERED.exec(line.text);
+    let numbered = bullet ? null : NUMBERED.exec(line.text);
+    // A number that a paragraph's line happens to start with, the line before ending no sentence:
+    // one closing a parenthesis the paragraph opened ("... other than 3 or / 128) causes ..."),
+    // or one after a line of a paragraph of two or more that runs to the block's edge.
+    if (numbered && prev && st.para.length && !st.item && !endsSentence(prev.text.trimEnd())) {
+      const text = st.para.join(' ');
+      const open = numbered[2] === ')' && text.split('(').length > text.split(')').length;
+      if (open || (st.para.length >= 2 && prev.x1 >= block.x1 - 2 * prev.size)) numbered = null;
+    }
+    prev = line;
     if (bullet || numbered) {
       flushPara(st);
       flushItem(st);
@@ -696,6 +706,33 @@ function shortContents(list: { title: Fragment; number: Fragment }[]): boolean {
 }
 const isTocRow = (row: Fragment[]): boolean => row.some(isTocFragment);
 
+/**
+ * A "table" the rules of a page of prose and framed listings make (MuPDF's HTML: a rule over
+ * each heading, a frame round each <pre>, as wide as the text): its lines of prose stand alone
+ * in their rows, only its listing lines have pieces side by side (cut where a name's colour
+ * changes). Its text is read as text.
+ */
+export function ruledProse(t: Table, fragments: Fragment[]): boolean {
+  const rows = new Map<number, Fragment[]>();
+  for (const f of fragments) {
+    const x = (f.x0 + f.x1) / 2;
+    const y = f.baseline - f.size * 0.3;
+    if (x <= t.x0 || x >= t.x1 || y <= t.top || y >= t.bottom) continue;
+    const key = Math.round(f.baseline);
+    const row = rows.get(key);
+    if (row) row.push(f);
+    else rows.set(key, [f]);
+  }
+  let listing = false;
+  let prose = false;
+  for (const row of rows.values()) {
+    if (row.every(isMonoFragment)) listing = true;
+    else if (row.length > 1) return false;
+    else prose = true;
+  }
+  return listing && prose;
+}
+
 /** Pass 2 for one page: its reading order, blocks and tables, furniture left out; null for a page without text. */
 function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>, bodySize: number): PageItem[] | null {
   if (!model || !model.fragments.length) return null;
@@ -718,7 +755,7 @@ function pageItems(model: PageModel | null | undefined, furniture: Set<Fragment>
   const ruled: Table[] = [];
   // (Nor one of lists set side by side with a rule between them: x-positions across the rule
   // line up rows of different lists.)
-  for (const t of model.tables) if (t.cells || t.beside || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t))) ruled.push(t);
+  for (const t of model.tables) if (!ruledProse(t, kept) && (t.cells || t.beside || !aligned.some((a) => overlaps(a, t) && width(a) > width(t) && past(a, t)))) ruled.push(t);
   const alignedKept: typeof aligned = [];
   for (const a of aligned) if (!ruled.some((t) => overlaps(a, t))) alignedKept.push(a);
   aligned = alignedKept;
@@ -1305,6 +1342,12 @@ function titleLike(b: Block, bold: boolean): boolean {
   return text.length <= 100 && text.split(/\s+/).length >= 3 && /^\p{Lu}/u.test(text) && !/[:;,]$/.test(text) && !b.lines.some(isMonoFragment);
 }
 
+/** One bold line of a word or a few that could title a section ("Logging", "Spring tides"). */
+function shortTitle(b: Block, bold: boolean): boolean {
+  const text = b.lines[0].text.trim();
+  return bold && b.lines.length === 1 && text.length <= 60 && /^\p{Lu}/u.test(text) && !/[:;,]$/.test(text) && !CAPTION_LINE.test(text) && !isMonoFragment(b.lines[0]);
+}
+
 /**
  * Bold lines at the body size that title the paragraph under them, unnumbered (LaTeX's
  * \subsubsection*, Doxygen's section titles within a page): a block of one bold line that reads
@@ -1314,13 +1357,19 @@ function titleLike(b: Block, bold: boolean): boolean {
  */
 export function titlesOverParagraphs(items: PageItem[], body: number): Set<Block> {
   const out = new Set<Block>();
+  const pageLines: Fragment[] = [];
+  for (const it of items) if (it.kind === 'text' && !it.note) for (const l of it.block.lines) pageLines.push(l);
+  const left = commonLeft(pageLines);
   for (let i = 0; i + 1 < items.length; i++) {
     const it = items[i];
     const next = items[i + 1];
     if (it.kind !== 'text' || next.kind !== 'text' || it.note || next.note || next.bold) continue;
     const b = it.block;
-    if (b.lines.length !== 1 || Math.abs(b.size - body) > 0.1 * body || /[.!?]$/.test(b.lines[0].text.trim()) || !titleLike(b, it.bold)) continue;
     const lines = next.block.lines;
+    // Set out left of the page's text edge over a paragraph at that edge (a man page's .SS): a
+    // title however short ("Logging"); a tagged paragraph's tag sits at the edge and stays.
+    const outdented = b.x0 <= left - b.size && Math.abs(lines[0].x0 - left) <= 1;
+    if (b.lines.length !== 1 || Math.abs(b.size - body) > 0.1 * body || /[.!?]$/.test(b.lines[0].text.trim()) || !(titleLike(b, it.bold) || (outdented && shortTitle(b, it.bold)))) continue;
     if (lines[0].x0 < b.x0 - 1 || lines.some(isMonoFragment)) continue;
     // Prose under it, not a navigation link ("Home") or a value ("555-4455"): lines that run on,
     // or a sentence.

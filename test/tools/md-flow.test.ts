@@ -11,7 +11,7 @@ import { buildFragments } from '../../src/tools/pdf/fragments.ts';
 import type { TextRun } from '../../src/tools/pdf/text-types.ts';
 import { findFurniture } from '../../src/tools/pdf/page-furniture.ts';
 import { groupBlocks, type Fragment } from '../../src/tools/pdf/page-layout.ts';
-import { healCellText, segments, titlesOverParagraphs, type PageItem } from '../../src/tools/pdf-md.tool.ts';
+import { blockToParts, healCellText, ruledProse, segments, titlesOverParagraphs, type PageItem } from '../../src/tools/pdf-md.tool.ts';
 import { openPdf } from '../../src/tools/pdf/open-pdf.ts';
 import { writePdf } from '../fixtures/raw-pdf.ts';
 
@@ -422,9 +422,50 @@ describe('paragraph blocks', () => {
     // Indented under it (.PP), the same.
     assert.deepEqual(groupBlocks([line('2.2. Ropes', 100, 'Times-Bold'), line('Ropes are coiled', 115.6, 'Times-Roman', 90)]).map((b) => b.length), [1, 1]);
   });
+  it('parts a bold line set out left of the text edge from the paragraph under it (a man page\'s .SS), not a tag at the edge', () => {
+    const blocks = groupBlocks([
+      line('The gulls nest on the east cliff and are counted in May by two', 76, 'Times-Roman', 108),
+      line('wardens.', 88, 'Times-Roman', 108),
+      line('Counting the terns', 104.8, 'Times-Bold', 87),
+      line('The terns are counted from the boat, a tally for each ledge,', 116.8, 'Times-Roman', 108),
+      line('and the tallies added on shore.', 128.8, 'Times-Roman', 108),
+      line('Ledge or shelf', 145.6, 'Times-Bold', 108),
+      line('A shelf of the cliff with a painted number.', 157.6, 'Times-Roman', 144),
+    ]);
+    assert.deepEqual(blocks.map((b) => b.map((l) => l.text.split(' ')[0])), [['The', 'wardens.'], ['Counting'], ['The', 'and'], ['Ledge', 'A']]);
+  });
   it('keeps a bold line over a line in another weight at the paragraph\'s own line spacing', () => {
     const blocks = groupBlocks([line('Warning: the boom swings across', 100, 'Times-Bold'), line('when the boat turns through the wind.', 112, 'Times-Roman')]);
     assert.deepEqual(blocks.map((b) => b.length), [2]);
+  });
+});
+
+describe('rules round prose and listings', () => {
+  const f = (text: string, x0: number, baseline: number, fontId: string): Fragment => {
+    const x1 = x0 + text.length * 6;
+    return { text, x0, x1, baseline, top: baseline - 8, bottom: baseline + 2, size: 10, fontId, runs: [{ text, x0, x1, top: baseline - 8, bottom: baseline + 2, baseline, size: 10, fontId }] } as Fragment;
+  };
+  const box = { x0: 30, x1: 390, top: 80, bottom: 200, rows: [['']] };
+  it('is no table where only listing lines have pieces side by side', () => {
+    const page = [f('Macro TIDE_MAX', 33, 100, 'Helvetica-Bold'), f('#define', 40, 120, 'Courier'), f('TIDE_MAX;', 94, 120, 'Courier'), f('The highest tide the gauge reads.', 33, 140, 'Helvetica')];
+    assert.equal(ruledProse(box, page), true);
+  });
+  it('is a table where a row of text has cells side by side', () => {
+    const page = [f('#define TIDE_MAX;', 40, 120, 'Courier'), f('gauge', 33, 140, 'Helvetica'), f('metres', 200, 140, 'Helvetica')];
+    assert.equal(ruledProse(box, page), false);
+    assert.equal(ruledProse(box, [f('gauge', 33, 140, 'Helvetica'), f('pier', 33, 160, 'Helvetica')]), false, 'a one-column table of text');
+  });
+});
+
+describe('numbered lines', () => {
+  const line = (text: string, baseline: number, x1: number): Fragment => ({ text, x0: 108, x1, baseline, top: baseline - 8, bottom: baseline + 2, size: 10, fontId: 'Times-Roman', runs: [] });
+  const parts = (lines: Fragment[]) => blockToParts({ lines, x0: 108, x1: 540, top: 0, bottom: 200, size: 10, fontId: 'Times-Roman' }, null, false, new Vocabulary()).map((p) => p.md);
+  it('keeps a line that starts with a number in its paragraph when the line before runs on', () => {
+    assert.deepEqual(parts([line('The buoys are painted every spring (all but numbers 12 and', 100, 540), line('40) and checked in autumn.', 112, 300)]), ['The buoys are painted every spring (all but numbers 12 and 40) and checked in autumn.']);
+  });
+  it('still starts a list after a sentence end or a short line', () => {
+    assert.deepEqual(parts([line('The buoys are checked as follows:', 100, 540), line('1. Lift the chain.', 112, 300)]), ['The buoys are checked as follows:', '1. Lift the chain.']);
+    assert.deepEqual(parts([line('Steps', 100, 200), line('1. Lift the chain.', 112, 300)]), ['Steps', '1. Lift the chain.']);
   });
 });
 
@@ -444,5 +485,15 @@ describe('unnumbered titles', () => {
     ];
     const found = titlesOverParagraphs(items, 10);
     assert.deepEqual([...found].map((b) => b.lines[0].text), ['Adding a new pier to the chart']);
+  });
+  it('takes a short bold line set out left of the page\'s text edge, over a paragraph at that edge, for a title', () => {
+    const items = [
+      text(['Nests are counted in May from the cliff path, never from below,', 'and each count is written in the log.'], 100, false, 108),
+      text(['Terns'], 130, true, 87),
+      text(['The terns are counted from the boat, a tally for each ledge,', 'and the tallies added on shore.'], 142, false, 108),
+      text(['Ledge'], 180, true, 108),
+      text(['A shelf of the cliff with a painted number.'], 192, false, 144),
+    ];
+    assert.deepEqual([...titlesOverParagraphs(items, 10)].map((b) => b.lines[0].text), ['Terns']);
   });
 });

@@ -272,25 +272,67 @@ const boldOf = (f: Fragment): boolean => isBoldFont(fontNameOf(f.fontId));
 const headingOverParagraph = (current: Fragment[], f: Fragment, step: number): boolean =>
   current.length === 1 && step >= 1.4 * f.size && f.x0 >= current[0].x0 - 1 && boldOf(current[0]) && !boldOf(f);
 
+/**
+ * A bold line alone, set out left of the text's common left edge, over a line that starts at
+ * that edge: a man page's heading (.SS half way out, .SH at the margin) over its paragraph, at
+ * the paragraph's own line spacing. The line under it may be bold too ("SEE ALSO" over a list
+ * of names in bold) when the heading is a size larger. A tag of a tagged paragraph sits at the
+ * edge itself, its text indented further: it stays. Alone on its row (a contents line's page number
+ * beside it makes it no heading), and not numbered (an outline's "1 Introduction" over its
+ * entries).
+ */
+const outdentedHeading = (current: Fragment[], f: Fragment, left: number, alone: (f: Fragment) => boolean): boolean =>
+  current.length === 1 && boldOf(current[0]) && alone(current[0]) && !/^\d/.test(current[0].text) && Math.abs(f.x0 - left) <= 1 && current[0].x0 <= left - f.size && (!boldOf(f) || current[0].size >= 1.05 * f.size);
+
+/** The x-position most lines start at (to the point): the text's left edge. */
+export function commonLeft(lines: Fragment[]): number {
+  const counts = new Map<number, number>();
+  let best = NaN;
+  let most = 0;
+  for (const f of lines) {
+    const x = Math.round(f.x0);
+    const n = (counts.get(x) ?? 0) + 1;
+    counts.set(x, n);
+    if (n > most) {
+      most = n;
+      best = x;
+    }
+  }
+  return best;
+}
+
 export function groupBlocks(ordered: Fragment[]): Fragment[][] {
   const blocks: Fragment[][] = [];
   let current: Fragment[] = [];
+  const left = commonLeft(ordered);
+  const rows = new Map<number, number>();
+  for (const f of ordered) rows.set(Math.round(f.baseline), (rows.get(Math.round(f.baseline)) ?? 0) + 1);
+  const alone = (f: Fragment): boolean => rows.get(Math.round(f.baseline)) === 1;
   const flush = () => {
     if (current.length) splitAtIndents(current, blocks);
     current = [];
   };
+  // The step from a heading parted by outdentedHeading to its paragraph's first line, when it is
+  // as close as lines are: that paragraph's line spacing, as a second line would show it.
+  let headStep: number | null = null;
   for (const f of ordered) {
     const last = current[current.length - 1];
     if (last) {
       const step = f.baseline - last.baseline;
-      const prevStep = current.length >= 2 ? last.baseline - current[current.length - 2].baseline : null;
+      const prevStep = current.length >= 2 ? last.baseline - current[current.length - 2].baseline : current.length === 1 ? headStep : null;
       const maxStep = prevStep !== null ? Math.max(prevStep * 1.3, last.size * 1.05) : Math.max(last.size, f.size) * 1.8;
       const overlaps = f.x0 < last.x1 && f.x1 > last.x0;
       // (Sizes a step apart in one weight may be one paragraph's; a bold line a size larger over
       // a line of another weight is a heading over its paragraph: \large bold "1.1 Apples"
       // in an 11pt document is within 12 % of the text under it.)
       const sameSize = Math.abs(f.size - last.size) <= 0.12 * Math.max(f.size, last.size) && !(Math.abs(f.size - last.size) > 0.05 * Math.max(f.size, last.size) && boldOf(f) !== boldOf(last));
-      if (!(step > 0 && step <= maxStep && overlaps && sameSize && !sameRow(f, last)) || headingOverParagraph(current, f, step)) flush();
+      const outdented = outdentedHeading(current, f, left, alone);
+      // (Nor does a line of text go on into such a heading under it: it starts a block.)
+      const heads = boldOf(f) && !boldOf(last) && alone(f) && f.x0 <= left - f.size && !/^\d/.test(f.text);
+      if (!(step > 0 && step <= maxStep && overlaps && sameSize && !sameRow(f, last)) || headingOverParagraph(current, f, step) || outdented || heads) {
+        flush();
+        headStep = outdented && step <= 1.5 * f.size ? step : null;
+      }
     }
     current.push(f);
   }
