@@ -130,9 +130,9 @@ const CELL_REACH = 10;
  *   math sign in a font of its own is set close to its text), which holds a letter or a digit (a
  *   mark alone, a pilcrow, is set close before its text);
  * - it and the text before it both start where text starts, to TIGHT_TOL points, on at least
- *   TIGHT_LINES other lines within TIGHT_REACH font sizes (a column's cells), one of them with a
- *   fragment or a wide gap there (some cells of a column are shorter than it; lines that all open
- *   with the same words, a list's "Copyright ©", line up to the point too);
+ *   TIGHT_LINES other lines within TIGHT_REACH font sizes (a column's cells), and a line of the
+ *   page has a fragment or a wide gap there (some cells of a column, or its header, are shorter
+ *   than it; lines that all open with the same words, a list's "Copyright ©", line up too);
  * - and cellEnd and clearGap hold (a paragraph's words set as objects of their own have the lines
  *   above and below across their gaps).
  */
@@ -226,9 +226,9 @@ function cellPieces(fragments: Fragment[], origin: Map<Fragment, Fragment>, isMo
   const confirmed: number[][] = lines.map(() => []);
   for (const t of tight) {
     const x = t.f.runs[t.k].x0;
-    // (One of those lines at least has a fragment or a wide gap there: lines that all open with the
-    // same words, a list's "Copyright ©" in a font of its own, line up to the point too.)
-    if (linesStartingAt(lines, starts, tightStarts, t.n, x) < TIGHT_LINES || linesStartingAt(lines, starts, tightStarts, t.n, t.from) < TIGHT_LINES || linesStartingAt(lines, openings, none, t.n, x) < 1) continue;
+    // (One line of the page at least has a fragment or a wide gap there, a header's cell maybe:
+    // lines that all open with the same words, a list's "Copyright ©", line up to the point too.)
+    if (linesStartingAt(lines, starts, tightStarts, t.n, x) < TIGHT_LINES || linesStartingAt(lines, starts, tightStarts, t.n, t.from) < TIGHT_LINES || linesStartingAt(lines, openings, none, t.n, x, Infinity) < 1) continue;
     confirmed[t.n].push(x);
     const cuts = cutsOf.get(t.f);
     if (cuts) cuts.push(t.k);
@@ -329,16 +329,16 @@ function clearGap(lines: Row[], n: number, from: number, a: number, b: number, s
 }
 
 /**
- * How many other lines within TIGHT_REACH font sizes of line n start text at x, to a fraction of
+ * How many other lines within `reach` font sizes of line n start text at x, to a fraction of
  * a point (a sheet's cells are drawn at their column's edge plus a fixed padding): a fragment, the
  * text after a gap that may part cells, or a run touching the one before it.
  */
-function linesStartingAt(lines: Row[], starts: number[][], tightStarts: number[][], n: number, x: number): number {
+function linesStartingAt(lines: Row[], starts: number[][], tightStarts: number[][], n: number, x: number, reach = TIGHT_REACH): number {
   const baseline = lines[n].baseline;
   const size = lines[n].size;
   let count = 0;
   for (let m = 0; m < lines.length; m++) {
-    if (m === n || Math.abs(lines[m].baseline - baseline) > TIGHT_REACH * size) continue;
+    if (m === n || Math.abs(lines[m].baseline - baseline) > reach * size) continue;
     let hit = false;
     for (const s of starts[m]) if (Math.abs(s - x) <= TIGHT_TOL) hit = true;
     for (const s of tightStarts[m]) if (Math.abs(s - x) <= TIGHT_TOL) hit = true;
