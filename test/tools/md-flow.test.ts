@@ -296,6 +296,25 @@ describe('tables without rules', () => {
     assert.equal(more.length, 0);
     assert.deepEqual(table.rows, [rows[0], rows[1], ['English', 'United Kingdom', 'Unicode UTF-8', '/usr/share/man/ en_GB.10646'], rows[4]]);
   });
+  it('parts the cells of a sheet whose text touches the next cell (each cell its own text object)', () => {
+    // (LibreOffice Calc without grid lines: a column as wide as its widest entry, each cell drawn
+    // at its column's left edge; dates 50 wide in a column 50.3 wide.)
+    const run = (text: string, x0: number, baseline: number): TextRun => ({ text, x0, x1: x0 + text.length * 5, baseline, top: baseline - 8, bottom: baseline + 2, size: 10, fontId: 'Sans' });
+    const rows = [
+      ['name', 'opened', 'closed'],
+      ['alder', '1961-03-14', '1970-01-08'],
+      ['birch', '1962-02-24', ''],
+      ['cedar', '1963-06-19', '1975-05-30'],
+      ['damson', '1964-12-10', '1977-09-02'],
+      ['elm', '1965-07-22', '1979-12-31'],
+      ['fir', '1966-08-05', '1981-04-17'],
+    ];
+    const xs = [50, 110, 160.3];
+    const runs = rows.flatMap((r, i) => r.flatMap((t, k) => (t ? [run(t, xs[k], 100 + i * 12.8)] : [])));
+    const [table, ...more] = findAlignedTables(buildFragments(runs), 10, () => false);
+    assert.equal(more.length, 0);
+    assert.deepEqual(table.rows, rows);
+  });
   it('leaves two columns of running text and a list with standing markers alone', () => {
     const prose = Array.from({ length: 6 }, (_, i) => [cell('a long line of running text in the left column here', 72, 100 + i * 12), cell('and its neighbour in the right column of the page', 320, 100 + i * 12)]).flat();
     assert.deepEqual(findAlignedTables(prose, 10, () => false), []);

@@ -120,6 +120,29 @@ function emptyCells(n: number): string[] {
 const CELL_GAP = 0.6;
 /** How far (in font sizes) above or below a gap another line may hold the column start it lines up with. */
 const CELL_REACH = 10;
+/**
+ * A spreadsheet printed without grid lines (LibreOffice Calc) draws each cell's text as a text
+ * object of its own at the cell's left edge, and a column as wide as its widest entry leaves that
+ * entry touching the next cell ("2010-04-292010-10-10"): no gap tells the cells apart. A run of
+ * another text object that starts closer than CELL_GAP after the one before it (or overlaps it
+ * by less than TIGHT_OVERLAP font sizes) is a cell's start when
+ * - it is in the same font as the run before it (a sheet sets its cells in one; a symbol or a
+ *   math sign in a font of its own is set close to its text), which holds a letter or a digit (a
+ *   mark alone, a pilcrow, is set close before its text);
+ * - it and the text before it both start where text starts, to TIGHT_TOL points, on at least
+ *   TIGHT_LINES other lines within TIGHT_REACH font sizes (a column's cells), and a line of the
+ *   page has a fragment or a wide gap there (some cells of a column, or its header, are shorter
+ *   than it; lines that all open with the same words, a list's "Copyright ©", line up too);
+ * - and cellEnd and clearGap hold (a paragraph's words set as objects of their own have the lines
+ *   above and below across their gaps).
+ */
+const TIGHT_LINES = 4;
+/** A run before a tight cut holds a letter or a digit: a mark alone (a pilcrow) is set close before its text. */
+const WORDLIKE = /[\p{L}\p{N}]/u;
+/** A sheet's column may be sparse (a date few rows have): its cells are looked for this far, in font sizes. */
+const TIGHT_REACH = 30;
+const TIGHT_TOL = 0.5;
+const TIGHT_OVERLAP = 0.15;
 
 /**
  * Fragments cut at gaps that part cells. Runs join into one fragment across gaps up to 1.2 font
@@ -153,28 +176,69 @@ function cellPieces(fragments: Fragment[], origin: Map<Fragment, Fragment>, isMo
   // on each line: fragments and the text after those gaps.
   const gaps: { n: number; f: Fragment; k: number }[] = [];
   const starts: number[][] = [];
+  // Runs of two text objects that (nearly) touch, which may be cells of a sheet (see TIGHT_LINES).
+  const tight: { n: number; f: Fragment; k: number; from: number }[] = [];
+  const tightStarts: number[][] = [];
+  const none: number[][] = lines.map(() => []);
+  // Where text starts on each line after a fragment's start or a gap wider than a word space.
+  const openings: number[][] = [];
+  for (const line of lines) {
+    const xs: number[] = [];
+    for (const f of line.fragments) {
+      xs.push(f.x0);
+      let reach = f.runs[0].x1;
+      for (let k = 1; k < f.runs.length; k++) {
+        if (f.runs[k].x0 - reach >= CELL_GAP * f.size) xs.push(f.runs[k].x0);
+        if (f.runs[k].x1 > reach) reach = f.runs[k].x1;
+      }
+    }
+    openings.push(xs);
+  }
   for (let n = 0; n < lines.length; n++) {
     const xs: number[] = [];
+    const ts: number[] = [];
     for (const f of lines[n].fragments) {
       xs.push(f.x0);
       let reach = f.runs[0].x1;
       let from = f.x0;
       for (let k = 1; k < f.runs.length; k++) {
         const r = f.runs[k];
-        if (r.x0 - reach >= CELL_GAP * f.size && cellEnd(f, k, from, reach, isMono) && clearGap(lines, n, from, reach, r.x0, f.size)) {
+        const gap = r.x0 - reach;
+        if (gap >= CELL_GAP * f.size && cellEnd(f, k, from, reach, isMono) && clearGap(lines, n, from, reach, r.x0, f.size)) {
           gaps.push({ n, f, k });
           xs.push(r.x0);
+          from = r.x0;
+        } else if (gap < CELL_GAP * f.size && gap > -TIGHT_OVERLAP * f.size && r.fontId === f.runs[k - 1].fontId && WORDLIKE.test(f.runs[k - 1].text) && cellEnd(f, k, from, reach, isMono) && clearGap(lines, n, from, reach, r.x0, f.size)) {
+          tight.push({ n, f, k, from });
+          ts.push(r.x0);
           from = r.x0;
         }
         if (r.x1 > reach) reach = r.x1;
       }
     }
     starts.push(xs);
+    tightStarts.push(ts);
   }
-  if (!gaps.length) return fragments;
+  if (!gaps.length && !tight.length) return fragments;
   const cutsOf = new Map<Fragment, number[]>();
+  // Tight cuts first: a column start they confirm is one for the wider gaps too (a header's
+  // last cell set a little apart, over cells that touch the ones before them).
+  const confirmed: number[][] = lines.map(() => []);
+  for (const t of tight) {
+    const x = t.f.runs[t.k].x0;
+    // (One line of the page at least has a fragment or a wide gap there, a header's cell maybe:
+    // lines that all open with the same words, a list's "Copyright ©", line up to the point too.)
+    if (linesStartingAt(lines, starts, tightStarts, t.n, x) < TIGHT_LINES || linesStartingAt(lines, starts, tightStarts, t.n, t.from) < TIGHT_LINES || linesStartingAt(lines, openings, none, t.n, x, Infinity) < 1) continue;
+    confirmed[t.n].push(x);
+    const cuts = cutsOf.get(t.f);
+    if (cuts) cuts.push(t.k);
+    else cutsOf.set(t.f, [t.k]);
+  }
+  // (Two such cuts are enough there: each was confirmed by its column already.)
+  const confirms = (n: number, x: number) => linesStartingAt(lines, confirmed, none, n, x) >= 2;
+  for (let n = 0; n < lines.length; n++) for (const x of confirmed[n]) starts[n].push(x);
   for (const { n, f, k } of gaps) {
-    if (!startsNear(lines, starts, n, f.runs[k].x0, f.size)) continue;
+    if (!startsNear(lines, starts, n, f.runs[k].x0, f.size) && !confirms(n, f.runs[k].x0)) continue;
     const cuts = cutsOf.get(f);
     if (cuts) cuts.push(k);
     else cutsOf.set(f, [k]);
@@ -187,6 +251,7 @@ function cellPieces(fragments: Fragment[], origin: Map<Fragment, Fragment>, isMo
       out.push(f);
       continue;
     }
+    cuts.sort(ascending);
     cuts.push(f.runs.length);
     let from = 0;
     for (const k of cuts) {
@@ -247,9 +312,12 @@ function clearGap(lines: Row[], n: number, from: number, a: number, b: number, s
     const line = lines[m];
     if (!line || Math.abs(line.baseline - baseline) > 1.6 * Math.max(size, line.size)) continue;
     // (A short line across it, a table's title over its first row, is no paragraph.)
+    // (Nor is a sheet's cell wider than the cell above it, ending before the next cell, which
+    // starts at b: "1962-01-08" under a header's "in-service", "1971-01-29" under "refit".)
+    const cellAtB = line.fragments.some((g) => g.runs.some((r) => Math.abs(r.x0 - b) <= TIGHT_TOL));
     for (const g of line.fragments) {
       if (g.x1 - g.x0 < CELL_WIDTH * size) continue;
-      for (const r of g.runs) if (r.x0 < b - tol && r.x1 > a + tol) return false;
+      for (const r of g.runs) if (r.x0 < b - tol && r.x1 > a + tol && !(cellAtB && r.x1 <= b)) return false;
     }
     if (m === n + 1 && Math.abs(line.fragments[0].x0 - from) <= tol) {
       let past = false;
@@ -258,6 +326,25 @@ function clearGap(lines: Row[], n: number, from: number, a: number, b: number, s
     }
   }
   return true;
+}
+
+/**
+ * How many other lines within `reach` font sizes of line n start text at x, to a fraction of
+ * a point (a sheet's cells are drawn at their column's edge plus a fixed padding): a fragment, the
+ * text after a gap that may part cells, or a run touching the one before it.
+ */
+function linesStartingAt(lines: Row[], starts: number[][], tightStarts: number[][], n: number, x: number, reach = TIGHT_REACH): number {
+  const baseline = lines[n].baseline;
+  const size = lines[n].size;
+  let count = 0;
+  for (let m = 0; m < lines.length; m++) {
+    if (m === n || Math.abs(lines[m].baseline - baseline) > reach * size) continue;
+    let hit = false;
+    for (const s of starts[m]) if (Math.abs(s - x) <= TIGHT_TOL) hit = true;
+    for (const s of tightStarts[m]) if (Math.abs(s - x) <= TIGHT_TOL) hit = true;
+    if (hit) count++;
+  }
+  return count;
 }
 
 /** Whether text starts at x on another line within CELL_REACH font sizes of line n. */
